@@ -1,0 +1,67 @@
+"""retro: a retrograde-analysis endgame database for Three Musketeers.
+
+Quick start::
+
+    import retro
+    with retro.open_database("db/three-musketeers-5x5.h5") as db:
+        print(db.probe(retro.Position.start()))
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .outcome import Outcome
+from .position import (
+    BoardSizeError,
+    IllegalMoveError,
+    Move,
+    MoveSyntaxError,
+    MusketeerCountError,
+    NotationError,
+    OverlapError,
+    Position,
+    PositionError,
+    RowCountError,
+    RowLengthError,
+    Side,
+    SideError,
+    UnknownCharacterError,
+)
+from .probe import Database, open_database
+from .storage import (
+    BoardMismatchError,
+    ChecksumError,
+    DatabaseError,
+    DatabaseNotFoundError,
+    IncompleteDatabaseError,
+    NotADatabaseError,
+    PositionNotInDatabaseError,
+)
+
+__all__ = [
+    "BoardMismatchError",
+    "BoardSizeError",
+    "ChecksumError",
+    "Database",
+    "DatabaseError",
+    "DatabaseNotFoundError",
+    "IllegalMoveError",
+    "IncompleteDatabaseError",
+    "Move",
+    "MoveSyntaxError",
+    "MusketeerCountError",
+    "NotADatabaseError",
+    "NotationError",
+    "Outcome",
+    "OverlapError",
+    "Position",
+    "PositionError",
+    "PositionNotInDatabaseError",
+    "RowCountError",
+    "RowLengthError",
+    "Side",
+    "SideError",
+    "UnknownCharacterError",
+    "open_database",
+]

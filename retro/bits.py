@@ -1,0 +1,20 @@
+"""Bit tricks shared by the jitted kernels (all on non-negative int64 bitboards)."""
+
+from __future__ import annotations
+
+from numba import njit
+
+
+@njit(cache=True)
+def popcount(x):
+    """Number of set bits; LLVM turns this SWAR pattern into one ``popcnt``."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+@njit(cache=True)
+def lowest_bit_index(x):
+    """Index of the lowest set bit of ``x`` (``x`` must be non-zero)."""
+    return popcount((x & -x) - 1)

@@ -1,0 +1,324 @@
+"""Positions, moves and retro's text notation.
+
+A position prints as ``M XXXXO XXXXX XXOXX XXXXX OXXXX``: the side to move (``M`` for
+the musketeers, ``E`` for the enemy), then one group per row starting with row 1,
+columns a→e, where ``O`` is a musketeer, ``X`` an enemy man and ``.`` an empty square.
+The board size follows from the group length (3, 4 or 5). Moves print as ``e1-d1``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import rules
+
+FILES = "abcde"
+MUSKETEER_CHAR, ENEMY_CHAR, EMPTY_CHAR = "O", "X", "."
+
+
+class PositionError(ValueError):
+    """Text or values that do not describe a valid position or move."""
+
+
+class NotationError(PositionError):
+    """Text that is not in retro's position or move notation."""
+
+
+class SideError(NotationError):
+    """The side to move is missing or is not ``M`` or ``E``."""
+
+
+class RowLengthError(NotationError):
+    """The row groups do not all have the same length."""
+
+
+class RowCountError(NotationError):
+    """The number of row groups does not match their length (the board is square)."""
+
+
+class UnknownCharacterError(NotationError):
+    """A row holds a character other than ``O``, ``X`` or ``.``."""
+
+
+class MoveSyntaxError(NotationError):
+    """Move text that is not of the form ``e1-d1``."""
+
+
+class BoardSizeError(PositionError):
+    """A board size other than 3, 4 or 5."""
+
+
+class MusketeerCountError(PositionError):
+    """A position without exactly three musketeers."""
+
+
+class OverlapError(PositionError):
+    """A square that holds both a musketeer and an enemy man, or lies off the board."""
+
+
+class IllegalMoveError(PositionError):
+    """A move that the rules do not allow in the given position."""
+
+
+class Side(enum.Enum):
+    """The two players. The value is the name used in outcomes (``"musketeers"``)."""
+
+    MUSKETEERS = "musketeers"
+    ENEMY = "enemy"
+
+    @property
+    def letter(self) -> str:
+        """``M`` or ``E``, as in the notation."""
+        return "M" if self is Side.MUSKETEERS else "E"
+
+    @property
+    def code(self) -> int:
+        """0 for the musketeers, 1 for the enemy (the code used by jitted kernels)."""
+        return rules.MUSKETEERS if self is Side.MUSKETEERS else rules.ENEMY
+
+    @property
+    def other(self) -> Side:
+        return Side.ENEMY if self is Side.MUSKETEERS else Side.MUSKETEERS
+
+    @classmethod
+    def from_code(cls, code: int) -> Side:
+        return cls.MUSKETEERS if code == rules.MUSKETEERS else cls.ENEMY
+
+
+def square_name(square: int, size: int) -> str:
+    """Name of square index ``square`` (``row * size + col``), e.g. ``e1``."""
+    row, col = divmod(square, size)
+    return f"{FILES[col]}{row + 1}"
+
+
+def square_index(name: str, size: int) -> int:
+    """Square index of a name like ``e1`` on a ``size``×``size`` board."""
+    col = FILES.find(name[:1])
+    row = int(name[1:]) - 1 if name[1:].isdigit() else -1
+    if not (0 <= col < size and 0 <= row < size):
+        raise IllegalMoveError(f"square {name!r} is not on the {size}x{size} board")
+    return row * size + col
+
+
+_MOVE_RE = re.compile(r"([a-e])([1-5])-([a-e])([1-5])")
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """A move from one square to an orthogonally adjacent one, e.g. ``e1-d1``."""
+
+    source: str
+    target: str
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse ``e1-d1``; raise :class:`MoveSyntaxError` if the text is not a move."""
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"a move must be text like 'e1-d1', not {type(text).__name__}")
+        match = _MOVE_RE.fullmatch(text.strip().lower())
+        if match is None:
+            raise MoveSyntaxError(f"{text.strip()!r} is not a move: write it like 'e1-d1'")
+        return cls(match[1] + match[2], match[3] + match[4])
+
+    def __str__(self) -> str:
+        return f"{self.source}-{self.target}"
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position: side to move, musketeer and enemy bitboards, board size.
+
+    Bit ``row * size + col`` of a bitboard stands for row ``row + 1``, column
+    ``"abcde"[col]``. Positions are immutable and hashable.
+    """
+
+    side: Side
+    musketeers: int
+    enemies: int
+    size: int = rules.DEFAULT_SIZE
+
+    def __post_init__(self) -> None:
+        # Accept numpy integers, but keep plain ints so positions hash and compare simply.
+        object.__setattr__(self, "musketeers", int(self.musketeers))
+        object.__setattr__(self, "enemies", int(self.enemies))
+        if self.size not in rules.SIZES:
+            raise BoardSizeError(f"board size {self.size} is not supported: use 3, 4 or 5")
+        if not isinstance(self.side, Side):
+            raise SideError(f"side to move must be a Side, not {self.side!r}")
+        full = (1 << (self.size * self.size)) - 1
+        if (self.musketeers | self.enemies) & ~full or self.musketeers < 0 or self.enemies < 0:
+            raise OverlapError(f"a piece lies off the {self.size}x{self.size} board")
+        if self.musketeers & self.enemies:
+            raise OverlapError("a square holds both a musketeer and an enemy man")
+        count = self.musketeers.bit_count()
+        if count != rules.MUSKETEER_COUNT:
+            raise MusketeerCountError(f"the position has {count} musketeers, it needs exactly 3")
+
+    # --- notation -------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str) -> Position:
+        """Parse ``M XXXXO XXXXX XXOXX XXXXX OXXXX``.
+
+        Raises a :class:`PositionError` subclass naming the problem for anything else.
+        """
+        if not isinstance(text, str):
+            raise NotationError(f"a position must be text, not {type(text).__name__}")
+        tokens = text.split()
+        if not tokens:
+            raise SideError("empty position: expected M or E, then one group per row")
+        side_token, rows = tokens[0], tokens[1:]
+        if side_token not in ("M", "E"):
+            if set(side_token) <= set("OX."):
+                raise SideError("missing side to move: start the position with M or E")
+            raise SideError(f"unknown side to move {side_token!r}: expected M or E")
+        if not rows:
+            raise RowCountError("no rows after the side to move")
+        size = len(rows[0])
+        for number, row in enumerate(rows, start=1):
+            if len(row) != size:
+                raise RowLengthError(
+                    f"row {number} has {len(row)} squares but row 1 has {size}"
+                )
+        for number, row in enumerate(rows, start=1):
+            for char in row:
+                if char not in "OX.":
+                    raise UnknownCharacterError(
+                        f"unknown character {char!r} in row {number}: "
+                        "use O (musketeer), X (enemy man) or . (empty)"
+                    )
+        if size not in rules.SIZES:
+            raise BoardSizeError(f"rows of {size} squares: boards are 3x3, 4x4 or 5x5")
+        if len(rows) != size:
+            raise RowCountError(
+                f"{len(rows)} rows of {size} squares: a {size}x{size} board needs {size} rows"
+            )
+        musketeers = enemies = 0
+        for r, row in enumerate(rows):
+            for c, char in enumerate(row):
+                if char == MUSKETEER_CHAR:
+                    musketeers |= 1 << (r * size + c)
+                elif char == ENEMY_CHAR:
+                    enemies |= 1 << (r * size + c)
+        side = Side.MUSKETEERS if side_token == "M" else Side.ENEMY
+        return cls(side, musketeers, enemies, size)
+
+    def __str__(self) -> str:
+        n = self.size
+        rows = []
+        for r in range(n):
+            cells = []
+            for c in range(n):
+                bit = 1 << (r * n + c)
+                if self.musketeers & bit:
+                    cells.append(MUSKETEER_CHAR)
+                elif self.enemies & bit:
+                    cells.append(ENEMY_CHAR)
+                else:
+                    cells.append(EMPTY_CHAR)
+            rows.append("".join(cells))
+        return f"{self.side.letter} {' '.join(rows)}"
+
+    def __repr__(self) -> str:
+        return f"Position.parse({str(self)!r})"
+
+    @classmethod
+    def start(cls, board: int = rules.DEFAULT_SIZE) -> Position:
+        """The standard start: musketeers on e1, c3 and a5, enemy men everywhere else.
+
+        On smaller boards the musketeers take the same places relative to the board:
+        the two ends of the anti-diagonal (last column of row 1, column a of the last
+        row) and the centre square (b2 on 3×3, c3 on 4×4).
+        """
+        if board not in rules.SIZES:
+            raise BoardSizeError(f"board size {board} is not supported: use 3, 4 or 5")
+        n = board
+        centre = n // 2
+        musketeers = (1 << (n - 1)) | (1 << (centre * n + centre)) | (1 << ((n - 1) * n))
+        full = (1 << (n * n)) - 1
+        return cls(Side.MUSKETEERS, musketeers, full & ~musketeers, n)
+
+    # --- rules ---------------------------------------------------------------
+
+    @property
+    def enemy_count(self) -> int:
+        """Number of enemy men on the board (the position's layer)."""
+        return self.enemies.bit_count()
+
+    def musketeer_squares(self) -> tuple[str, ...]:
+        """Names of the musketeers' squares in square order, e.g. ``('e1', 'c3', 'a5')``."""
+        return tuple(square_name(s, self.size) for s in _squares(self.musketeers))
+
+    def enemy_squares(self) -> tuple[str, ...]:
+        """Names of the enemy men's squares in square order."""
+        return tuple(square_name(s, self.size) for s in _squares(self.enemies))
+
+    def winner(self) -> Side | None:
+        """The side that has won, or ``None`` while the game goes on."""
+        code = rules.winner(self.side.code, self.musketeers, self.enemies, rules.board(self.size))
+        return None if code == rules.NO_WINNER else Side.from_code(code)
+
+    def is_over(self) -> bool:
+        """True when the game has ended (see :meth:`winner`)."""
+        return self.winner() is not None
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move for the side to move (none once the game is over)."""
+        b = rules.board(self.size)
+        out = np.empty((4 * b.squares, 2), dtype=np.int64)
+        count = rules.legal_moves(self.side.code, self.musketeers, self.enemies, b, out)
+        return [
+            Move(square_name(int(s), self.size), square_name(int(t), self.size))
+            for s, t in out[:count]
+        ]
+
+    def play(self, move: Move | str) -> Position:
+        """The position after ``move``; raise :class:`IllegalMoveError` if it is illegal."""
+        if isinstance(move, str):
+            move = Move.parse(move)
+        winner = self.winner()
+        if winner is not None:
+            raise IllegalMoveError(f"the game is over ({winner.value} won): no move {move} allowed")
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self._why_illegal(move))
+        source, target = square_index(move.source, self.size), square_index(move.target, self.size)
+        musketeers, enemies = rules.play(
+            self.side.code, self.musketeers, self.enemies, source, target
+        )
+        return Position(self.side.other, int(musketeers), int(enemies), self.size)
+
+    def _why_illegal(self, move: Move) -> str:
+        source = square_index(move.source, self.size)
+        target = square_index(move.target, self.size)
+        own = self.musketeers if self.side is Side.MUSKETEERS else self.enemies
+        who = "a musketeer" if self.side is Side.MUSKETEERS else "an enemy man"
+        if not (own >> source) & 1:
+            return f"illegal move {move}: {move.source} does not hold {who}, and the {self.side.value} are to move"
+        sr, sc = divmod(source, self.size)
+        tr, tc = divmod(target, self.size)
+        if abs(sr - tr) + abs(sc - tc) != 1:
+            return f"illegal move {move}: pieces move one square up, down, left or right"
+        if self.side is Side.MUSKETEERS:
+            return f"illegal move {move}: a musketeer may only move onto an enemy man"
+        return f"illegal move {move}: an enemy man may only move onto an empty square"
+
+    def symmetric_images(self) -> list[Position]:
+        """The position under each of the 8 symmetries of the board (identity first)."""
+        b = rules.board(self.size)
+        return [
+            Position(
+                self.side,
+                int(rules.transform(self.musketeers, sym, b)),
+                int(rules.transform(self.enemies, sym, b)),
+                self.size,
+            )
+            for sym in range(8)
+        ]
+
+
+def _squares(bb: int) -> list[int]:
+    return [s for s in range(bb.bit_length()) if (bb >> s) & 1]

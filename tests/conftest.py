@@ -1,0 +1,31 @@
+"""Shared fixtures: small databases built once per test session."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+
+from retro.build import build
+
+# First calls compile jitted code or build tables: per-example deadlines would be noise.
+settings.register_profile("retro", deadline=None)
+settings.load_profile("retro")
+
+@pytest.fixture(scope="session")
+def db_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("databases")
+
+
+@pytest.fixture(scope="session")
+def db3(db_dir):
+    return build(3, db_dir / "3x3.h5", progress=False).path
+
+
+@pytest.fixture(scope="session")
+def db4(db_dir):
+    return build(4, db_dir / "4x4.h5", progress=False).path
+
+
+@pytest.fixture(scope="session")
+def db5_low(db_dir):
+    return build(5, db_dir / "5x5-low.h5", max_guards=4, progress=False).path

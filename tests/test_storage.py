@@ -1,0 +1,129 @@
+"""The HDF5 file: self-description, checksums, and refusing to answer from bad files."""
+
+from __future__ import annotations
+
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+import retro.build as builder
+from retro import (
+    BoardMismatchError,
+    ChecksumError,
+    DatabaseNotFoundError,
+    IncompleteDatabaseError,
+    NotADatabaseError,
+    Position,
+    PositionNotInDatabaseError,
+    open_database,
+)
+from retro.build import build
+from retro.indexing import indexer, position_at
+from retro.outcome import ENCODING
+from retro.storage import FORMAT, FORMAT_VERSION, LAYER_GROUP, digest, storage_order
+
+
+def test_file_describes_itself(db4):
+    with h5py.File(db4, "r") as f:
+        attrs = dict(f.attrs)
+        assert attrs["format"] == FORMAT and attrs["format_version"] == FORMAT_VERSION
+        assert attrs["board_size"] == 4 and attrs["max_guards"] == 13 and attrs["layers"] == 14
+        assert attrs["complete"]
+        assert "one row or one column" in attrs["rules"]
+        assert attrs["value_encoding"] == ENCODING
+        assert attrs["stored_side"] == "enemy"
+        assert attrs["retro_version"] and attrs["build_seconds"] >= 0 and attrs["created"]
+        assert np.array_equal(f["placements"][()], indexer(4).placements)
+        assert np.array_equal(f["storage_order"][()], storage_order(4))
+        for k in range(14):
+            dataset = f[LAYER_GROUP][f"layer_{k:02d}"]
+            assert dataset.fletcher32 and dataset.compression == "gzip"
+            assert dataset.shape == (77, len(np.atleast_1d(dataset[0])))
+            assert dataset.attrs["sha256"] == digest(dataset[()])
+
+
+def test_metadata_through_the_api(db4):
+    with open_database(db4) as db:
+        assert db.metadata["board_size"] == 4
+        assert db.metadata["complete"] is True
+
+
+def _corrupt_chunk(path, layer: int) -> tuple[int, int]:
+    """Flip a byte inside the first stored chunk of a layer; return its (row, col) origin."""
+    with h5py.File(path, "r") as f:
+        info = f[LAYER_GROUP][f"layer_{layer:02d}"].id.get_chunk_info(0)
+    with open(path, "r+b") as handle:
+        handle.seek(info.byte_offset + info.size // 2)
+        byte = handle.read(1)
+        handle.seek(info.byte_offset + info.size // 2)
+        handle.write(bytes([byte[0] ^ 0x55]))
+    return info.chunk_offset
+
+
+def test_a_damaged_chunk_fails_its_checksum(db4, tmp_path):
+    path = tmp_path / "damaged.h5"
+    shutil.copy(db4, path)
+    k = 6
+    row, col = _corrupt_chunk(path, k)
+    # The enemy-to-move position stored first in that chunk: storage rank 0 of a
+    # placement, i.e. the k storage bits 0..k-1 set.
+    order = storage_order(4)[row]
+    mask = sum(1 << int(order[t]) for t in range(k))
+    position = position_at(1, row, mask, 4)
+    with open_database(path) as db, pytest.raises(ChecksumError, match="checksum"):
+        db.probe(position)
+    with pytest.raises(ChecksumError):
+        open_database(path, in_memory=True)
+
+
+def test_unfinished_build_says_so(tmp_path, monkeypatch):
+    out = tmp_path / "4x4.h5"
+    solve = builder._solve_layer
+
+    def interrupt(ix, mt, k, previous, bar):
+        if k == 3:
+            raise KeyboardInterrupt
+        return solve(ix, mt, k, previous, bar)
+
+    monkeypatch.setattr(builder, "_solve_layer", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        build(4, out, progress=False)
+    checkpoint = out.with_name(out.name + ".partial") / "layer_02.h5"
+    with pytest.raises(IncompleteDatabaseError, match="did not finish"):
+        open_database(checkpoint)
+
+
+def test_missing_and_foreign_files(tmp_path, db4):
+    with pytest.raises(DatabaseNotFoundError):
+        open_database(tmp_path / "nothing.h5")
+    text = tmp_path / "text.h5"
+    text.write_text("hello")
+    with pytest.raises(NotADatabaseError, match="not an HDF5 file"):
+        open_database(text)
+    other = tmp_path / "other.h5"
+    with h5py.File(other, "w") as f:
+        f["x"] = 1
+    with pytest.raises(NotADatabaseError, match="not a retro database"):
+        open_database(other)
+    with pytest.raises(NotADatabaseError, match="directory"):
+        open_database(tmp_path)
+    future = tmp_path / "future.h5"
+    shutil.copy(db4, future)
+    with h5py.File(future, "r+") as f:
+        f.attrs["format_version"] = FORMAT_VERSION + 1
+    with pytest.raises(NotADatabaseError, match="format version"):
+        open_database(future)
+
+
+def test_board_size_must_match(db4):
+    with open_database(db4) as db, pytest.raises(BoardMismatchError, match="5x5 board"):
+        db.probe(Position.start(5))
+
+
+def test_positions_beyond_an_endgame_database(db5_low):
+    with open_database(db5_low) as db:
+        assert db.probe(Position.parse("M O.... ..... ..O.. XX... ....O")).plies >= 0
+        with pytest.raises(PositionNotInDatabaseError, match="0..4"):
+            db.probe(Position.start())

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import rules
-from .indexing import Indexer, encode, indexer, mask_rank
+from .indexing import encode, indexer, mask_rank
 from .outcome import ENEMY_WON, NO_MOVE_KEY, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
 
 MAX_CAPTURES = 4 * rules.MUSKETEER_COUNT

@@ -121,7 +121,7 @@ def storage_order(size: int) -> np.ndarray:
     for p, musketeers in enumerate(ix.placements):
         homes = [divmod(s, n) for s in range(n * n) if (int(musketeers) >> s) & 1]
 
-        def farness(i: int) -> tuple:
+        def farness(i: int, p: int = p, homes: list = homes) -> tuple:
             row, col = divmod(int(ix.free_squares[p, i]), n)
             distances = sorted(abs(row - r) + abs(col - c) for r, c in homes)
             return tuple(-d for d in distances) + (i,)

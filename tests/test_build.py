@@ -12,9 +12,8 @@ import h5py
 import numpy as np
 import pytest
 
-import retro.build as builder
 from retro.build import BuildError, build
-from retro.storage import LAYER_GROUP, layer_name
+from retro.storage import LAYER_GROUP
 
 
 def stored_layers(path) -> dict[str, np.ndarray]:
@@ -29,23 +28,16 @@ def assert_same_values(a, b) -> None:
         assert np.array_equal(layers_a[name], layers_b[name]), name
 
 
-def test_interrupted_build_resumes_to_identical_values(db4, tmp_path, monkeypatch):
+def test_interrupted_build_resumes_to_identical_values(db4, tmp_path, interrupt_at):
     out = tmp_path / "4x4.h5"
-    solve = builder._solve_layer
-
-    def interrupt_at_layer_6(ix, mt, k, previous, bar):
-        if k == 6:
-            raise KeyboardInterrupt
-        return solve(ix, mt, k, previous, bar)
-
-    monkeypatch.setattr(builder, "_solve_layer", interrupt_at_layer_6)
+    interrupt_at(6)
     with pytest.raises(KeyboardInterrupt):
         build(4, out, progress=False)
     assert not out.exists()
     partial = out.with_name(out.name + ".partial")
     assert sorted(p.name for p in partial.glob("layer_*.h5")) == [f"layer_{k:02d}.h5" for k in range(6)]
 
-    monkeypatch.setattr(builder, "_solve_layer", solve)
+    interrupt_at(None)
     messages = []
     summary = build(4, out, progress=False, log=messages.append)
     assert summary.resumed_from_layer == 6
@@ -54,22 +46,15 @@ def test_interrupted_build_resumes_to_identical_values(db4, tmp_path, monkeypatc
     assert_same_values(out, db4)
 
 
-def test_damaged_checkpoint_is_recomputed(db4, tmp_path, monkeypatch):
+def test_damaged_checkpoint_is_recomputed(db4, tmp_path, interrupt_at):
     out = tmp_path / "4x4.h5"
-    solve = builder._solve_layer
-
-    def interrupt_at_layer_9(ix, mt, k, previous, bar):
-        if k == 9:
-            raise KeyboardInterrupt
-        return solve(ix, mt, k, previous, bar)
-
-    monkeypatch.setattr(builder, "_solve_layer", interrupt_at_layer_9)
+    interrupt_at(9)
     with pytest.raises(KeyboardInterrupt):
         build(4, out, progress=False)
     partial = out.with_name(out.name + ".partial")
     (partial / "layer_04.h5").write_bytes(b"torn write")  # as if killed mid-rename
     (partial / "layer_05.tmp").write_bytes(b"half a file")
-    monkeypatch.setattr(builder, "_solve_layer", solve)
+    interrupt_at(None)
     summary = build(4, out, progress=False)
     assert summary.resumed_from_layer == 4
     assert_same_values(out, db4)

@@ -8,11 +8,11 @@ from math import comb
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from retro.build import positions_in_layers
 from retro.indexing import index_of, indexer, layer_masks, mask_rank, position_at
-from retro.position import Position, Side
+from retro.position import Position
+from strategies import positions
 
 
 def _images(squares: frozenset[int], n: int) -> list[frozenset[int]]:
@@ -48,17 +48,6 @@ def test_mask_rank_numbers_each_layer_densely(n, k):
     step = max(1, len(masks) // 5000)
     ranks = [mask_rank(int(m), ix.rank_table) for m in masks[::step]]
     assert ranks == list(range(0, len(masks), step))
-
-
-@st.composite
-def positions(draw, sizes=(3, 4, 5)):
-    size = draw(st.sampled_from(sizes))
-    squares = size * size
-    musketeers = draw(st.sets(st.integers(0, squares - 1), min_size=3, max_size=3))
-    others = [s for s in range(squares) if s not in musketeers]
-    enemies = draw(st.sets(st.sampled_from(others)))
-    side = draw(st.sampled_from([Side.MUSKETEERS, Side.ENEMY]))
-    return Position(side, sum(1 << s for s in musketeers), sum(1 << s for s in enemies), size)
 
 
 def _as_sets(position: Position) -> tuple:

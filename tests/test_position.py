@@ -21,6 +21,7 @@ from retro.position import (
     SideError,
     UnknownCharacterError,
 )
+from strategies import positions
 
 START = "M XXXXO XXXXX XXOXX XXXXX OXXXX"
 
@@ -147,17 +148,6 @@ def test_move_round_trip(text):
 def test_bad_move_text(text):
     with pytest.raises(MoveSyntaxError):
         Move.parse(text)
-
-
-@st.composite
-def positions(draw):
-    size = draw(st.sampled_from([3, 4, 5]))
-    squares = size * size
-    musketeers = draw(st.sets(st.integers(0, squares - 1), min_size=3, max_size=3))
-    others = [s for s in range(squares) if s not in musketeers]
-    enemies = draw(st.sets(st.sampled_from(others)))
-    side = draw(st.sampled_from([Side.MUSKETEERS, Side.ENEMY]))
-    return Position(side, sum(1 << s for s in musketeers), sum(1 << s for s in enemies), size)
 
 
 @given(positions())

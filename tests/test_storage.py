@@ -8,7 +8,6 @@ import h5py
 import numpy as np
 import pytest
 
-import retro.build as builder
 from retro import (
     BoardMismatchError,
     ChecksumError,
@@ -78,16 +77,9 @@ def test_a_damaged_chunk_fails_its_checksum(db4, tmp_path):
         open_database(path, in_memory=True)
 
 
-def test_unfinished_build_says_so(tmp_path, monkeypatch):
+def test_unfinished_build_says_so(tmp_path, interrupt_at):
     out = tmp_path / "4x4.h5"
-    solve = builder._solve_layer
-
-    def interrupt(ix, mt, k, previous, bar):
-        if k == 3:
-            raise KeyboardInterrupt
-        return solve(ix, mt, k, previous, bar)
-
-    monkeypatch.setattr(builder, "_solve_layer", interrupt)
+    interrupt_at(3)
     with pytest.raises(KeyboardInterrupt):
         build(4, out, progress=False)
     checkpoint = out.with_name(out.name + ".partial") / "layer_02.h5"

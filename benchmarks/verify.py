@@ -50,7 +50,10 @@ def child(task: str, path: str) -> None:
 
 def run(task: str, path: Path) -> dict:
     done = subprocess.run([sys.executable, __file__, "--child", task, "--db", str(path)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        sys.exit(f"benchmarks/verify.py: error: the {task} run failed: {last}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -64,9 +67,12 @@ def main() -> None:
         child(args.child, str(args.db))
         return
 
-    from retro.storage import DatabaseFile
+    from retro.storage import DatabaseError, DatabaseFile
 
-    db = DatabaseFile(args.db)
+    try:
+        db = DatabaseFile(args.db)
+    except DatabaseError as error:
+        sys.exit(f"benchmarks/verify.py: error: {error}")
     build_seconds = float(db.metadata["build_seconds"])
     size, max_guards = db.size, db.max_guards
     db.close()

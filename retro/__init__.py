@@ -28,7 +28,7 @@ from .position import (
     SideError,
     UnknownCharacterError,
 )
-from .probe import Database, open_database
+from .probe import BatchPositionError, Database, GameOverError, open_database
 from .storage import (
     BoardMismatchError,
     ChecksumError,
@@ -40,12 +40,14 @@ from .storage import (
 )
 
 __all__ = [
+    "BatchPositionError",
     "BoardMismatchError",
     "BoardSizeError",
     "ChecksumError",
     "Database",
     "DatabaseError",
     "DatabaseNotFoundError",
+    "GameOverError",
     "IllegalMoveError",
     "IncompleteDatabaseError",
     "Move",

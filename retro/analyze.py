@@ -41,6 +41,7 @@ from .verify import (
     entry_of,
     entry_position,
     geometry,
+    metadata_checks,
     musketeer_values,
 )
 
@@ -276,22 +277,28 @@ class Reachability:
         row = self.sets[position.side.code][position.enemy_count][p]
         return bool((int(row[r >> 6]) >> (r & 63)) & 1)
 
-    def as_dict(self) -> dict:
-        """JSON-ready summary."""
-        total = int(self.all_distinct.sum())
+    def as_dict(self, max_enemy_men: int | None = None) -> dict:
+        """JSON-ready summary of the positions with at most ``max_enemy_men`` enemy men
+        (default: all), so that an endgame database's report speaks of its own layers."""
+        top = len(self.all_distinct) - 1 if max_enemy_men is None else max_enemy_men
+        layers = slice(0, top + 1)
+        distinct, entries = self.distinct[:, layers], self.entries[:, layers]
+        total = int(self.all_distinct[layers].sum())
         return {
             "start": self.start,
-            "distinct": {SIDE_KEYS[s]: int(self.distinct[s].sum()) for s in (0, 1)}
-            | {"total": int(self.distinct.sum())},
-            "entries": {SIDE_KEYS[s]: int(self.entries[s].sum()) for s in (0, 1)}
-            | {"total": int(self.entries.sum())},
+            "max_enemy_men": top,
+            "distinct": {SIDE_KEYS[s]: int(distinct[s].sum()) for s in (0, 1)}
+            | {"total": int(distinct.sum())},
+            "entries": {SIDE_KEYS[s]: int(entries[s].sum()) for s in (0, 1)}
+            | {"total": int(entries.sum())},
             "all_distinct": {SIDE_KEYS[0]: total, SIDE_KEYS[1]: total, "total": 2 * total},
-            "share": {SIDE_KEYS[s]: self.side_share(s) for s in (0, 1)} | {"total": self.share},
+            "share": {SIDE_KEYS[s]: int(distinct[s].sum()) / total for s in (0, 1)}
+            | {"total": int(distinct.sum()) / (2 * total)},
             "by_enemy_count": [
                 {"enemy_men": k,
                  "distinct": {SIDE_KEYS[s]: int(self.distinct[s, k]) for s in (0, 1)},
                  "all_distinct": int(self.all_distinct[k])}
-                for k in range(len(self.all_distinct))
+                for k in range(top + 1)
             ],
             "seconds": round(self.seconds, 3),
         }
@@ -394,9 +401,10 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     ``sides.musketeers_to_move`` and ``sides.enemy_to_move`` each hold ``entries``,
     ``distinct`` (positions won by each side), ``longest`` (longest win of each side,
     with an example), ``plies`` (distribution of plies to the end), ``reachable_distinct``
-    and a ``by_enemy_count`` breakdown; ``reachable`` describes the search from the
-    standard start (``reach=False`` skips it). Raises a
-    :class:`~retro.storage.DatabaseError` for files that are not complete databases.
+    and a ``by_enemy_count`` breakdown of the same per enemy count; ``reachable``
+    describes the search from the standard start, over the file's layers
+    (``reach=False`` skips it). Raises a :class:`~retro.storage.DatabaseError` for files
+    that are not complete databases or whose layout is not retro's.
     """
     started = time.perf_counter()
     try:
@@ -418,8 +426,12 @@ def _tables(db: DatabaseFile, progress: bool) -> dict:
     """Per side and layer: value histograms (entries, distinct) and longest-win examples."""
     geo = geometry(db.size)
     ix = indexer(db.size)
-    if not np.array_equal(geo.placements, ix.placements):
-        raise NotADatabaseError(f"{db.path}: the placements do not match retro's indexer")
+    checks, readable = metadata_checks(db, geo)
+    if not readable:
+        # The kernels index the layers by the layout they expect: reading a foreign one
+        # would give wrong statistics or read out of bounds.
+        failed = "; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok)
+        raise NotADatabaseError(f"{db.path} does not have retro's layout: {failed}")
     count, top = geo.placement_count, db.max_guards
     entries = np.zeros((2, top + 1, 256), dtype=np.int64)
     distinct = np.zeros((2, top + 1, 256), dtype=np.int64)
@@ -490,6 +502,24 @@ def _winners(histogram: np.ndarray) -> dict:
     return {"musketeers": int(histogram[1::2].sum()), "enemy": int(histogram[0::2].sum())}
 
 
+def _plies(entries: np.ndarray, distinct: np.ndarray) -> dict:
+    """Positions by plies to the end (list index), per winner, both counts; the lists
+    end at the longest game of either winner."""
+    out = {
+        WINNER_KEYS[winner]: {
+            "entries": entries[(1 - winner)::2].tolist(),
+            "distinct": distinct[(1 - winner)::2].tolist(),
+        }
+        for winner in (0, 1)
+    }
+    present = np.flatnonzero(entries)
+    length = int(present[-1]) // 2 + 1 if len(present) else 0
+    for counts in out.values():
+        for name in ("entries", "distinct"):
+            del counts[name][length:]
+    return out
+
+
 def _report(tables: dict, reach: Reachability | None) -> dict:
     entries, distinct = tables["entries"], tables["distinct"]
     top = tables["max_guards"]
@@ -512,6 +542,7 @@ def _report(tables: dict, reach: Reachability | None) -> dict:
                 "entries": _winners(entries[side, k]),
                 "distinct": _winners(distinct[side, k]),
                 "longest": layer_longest,
+                "plies": _plies(entries[side, k], distinct[side, k]),
             }
             if reach is not None:
                 layer["reachable_distinct"] = int(reach.distinct[side, k])
@@ -522,23 +553,11 @@ def _report(tables: dict, reach: Reachability | None) -> dict:
             "entries": _winners(totals_entries),
             "distinct": _winners(totals_distinct),
             "longest": longest,
-            "plies": {
-                WINNER_KEYS[winner]: {
-                    "entries": totals_entries[(1 - winner)::2].tolist(),
-                    "distinct": totals_distinct[(1 - winner)::2].tolist(),
-                }
-                for winner in (0, 1)
-            },
+            "plies": _plies(totals_entries, totals_distinct),
             "reachable_distinct": None,
             "reachable_share": None,
             "by_enemy_count": layers,
         }
-        while body["plies"]["musketeers"]["entries"] and not (
-            body["plies"]["musketeers"]["entries"][-1] or body["plies"]["enemy"]["entries"][-1]
-        ):
-            for winner in WINNER_KEYS:
-                body["plies"][winner]["entries"].pop()
-                body["plies"][winner]["distinct"].pop()
         if reach is not None:
             reached = int(reach.distinct[side, : top + 1].sum())
             body["reachable_distinct"] = reached
@@ -561,11 +580,36 @@ def _report(tables: dict, reach: Reachability | None) -> dict:
     if reach is not None:
         if not np.array_equal(reach.all_distinct[: top + 1], all_distinct[0]):
             raise AssertionError("distinct position counts of analysis and search disagree")
-        report["reachable"] = reach.as_dict()
+        report["reachable"] = reach.as_dict(top)
     return report
 
 
 # --- plots -----------------------------------------------------------------------------
+
+
+def plot_directory(directory: str | os.PathLike) -> Path:
+    """Make sure charts can be written into ``directory`` (created if missing) and that
+    matplotlib is installed; raise :class:`AnalysisError` naming the problem otherwise.
+
+    Call it before a long analysis so that a bad ``--plot`` fails at once.
+    """
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise MatplotlibMissingError(
+            "plotting needs matplotlib: pip install 'retro[plot]'"
+        ) from error
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise AnalysisError(f"{directory} exists and is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise AnalysisError(f"cannot create the chart directory {directory}: "
+                            f"{error.strerror or error}") from error
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise AnalysisError(f"cannot write charts into {directory}: permission denied")
+    return directory
 
 
 def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
@@ -588,10 +632,7 @@ def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
         plies = {key: sides[key]["plies"] for key in SIDE_KEYS}
     except (KeyError, TypeError) as error:
         raise AnalysisError(f"not an analyze() report: missing {error}") from error
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise AnalysisError(f"{directory} exists and is not a directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = plot_directory(directory)
     n = report.get("board_size", "?")
     labels = {SIDE_KEYS[0]: "musketeers to move", SIDE_KEYS[1]: "enemy to move"}
     paths = []
@@ -615,7 +656,7 @@ def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
     axes.grid(alpha=0.3)
     axes.legend()
     paths.append(directory / "musketeer_share.png")
-    figure.savefig(paths[-1], dpi=120)
+    _save(figure, paths[-1])
 
     figure = Figure(figsize=(9, 6), layout="constrained")
     FigureCanvasAgg(figure)
@@ -633,5 +674,12 @@ def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
     axes.set_xlabel("plies to the end")
     figure.suptitle(f"Three Musketeers {n}x{n}: plies to the end under perfect play")
     paths.append(directory / "plies_histogram.png")
-    figure.savefig(paths[-1], dpi=120)
+    _save(figure, paths[-1])
     return paths
+
+
+def _save(figure, path: Path) -> None:
+    try:
+        figure.savefig(path, dpi=120)
+    except OSError as error:
+        raise AnalysisError(f"cannot write {path}: {error.strerror or error}") from error

@@ -1,23 +1,38 @@
-"""The ``retro`` command line: ``retro build``, ``retro probe``.
+"""The ``retro`` command line.
+
+``solve`` the game (``build``), ``query`` it (``probe``, ``play``), ``check`` it
+(``verify``, ``crosscheck``), ``analyze`` it, and search it top-down (``solve``).
 
 Every failure the user can cause prints one line, ``retro: error: ...``, and exits
-with status 2; no traceback.
+with status 2, without a traceback. A check that runs and finds problems (a wrong
+value, a disagreement, a batch line that could not be answered) exits with 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, rules
-from .position import Position, PositionError
-from .storage import DatabaseError, DatabaseNotFoundError, default_path
+from .position import Position, PositionError, Side
+from .storage import DatabaseError, default_path
 
+EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
+
+POSITION_HELP = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
+                 "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
+                 "X enemy man, . empty. Moves are written like 'e1-d1'.")
+
+
+class UsageError(Exception):
+    """Arguments that are well-formed but cannot be used together."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,22 +43,24 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="retro",
-        description="Strongly solve Three Musketeers by retrograde analysis, and query the result.",
-        epilog="Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
-        "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
-        "X enemy man, . empty.",
+        description="Strongly solve Three Musketeers by retrograde analysis, and query, "
+        "play, verify and analyze the result.",
+        epilog=POSITION_HELP,
     )
     parser.add_argument("--version", action="version", version=f"retro {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    build = commands.add_parser(
-        "build",
-        help="build (or resume) the database of a board size",
-        description="Solve every position of a board size, layer by layer, and write the "
-        "values to an HDF5 file. Each finished layer is checkpointed next to the output "
-        "(<out>.partial/): if the build is interrupted, run the same command again to resume.",
-    )
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=summary, description=description,
+                                   epilog=POSITION_HELP)
+
+    build = command(
+        "build", "build (or resume) the database of a board size",
+        "Solve every position of a board size, layer by layer, and write the values to "
+        "an HDF5 file. Each finished layer is checkpointed next to the output "
+        "(<out>.partial/): if the build is interrupted, run the same command again to "
+        "resume. Building again without --max-guards extends an endgame database.")
     build.add_argument("--board", type=int, default=rules.DEFAULT_SIZE, choices=rules.SIZES,
                        help="board size (default: 5)")
     build.add_argument("--out", type=Path, metavar="PATH",
@@ -56,28 +73,112 @@ def _parser() -> argparse.ArgumentParser:
                        help="rebuild from scratch even if a database or checkpoints exist")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    probe = commands.add_parser(
-        "probe",
-        help="who wins a position, and in how many plies",
-        description="Print the value of a position under perfect play: the winner and the "
-        "number of plies to the end (the winner hurries, the loser delays).",
-    )
-    probe.add_argument("position", metavar="POSITION",
-                       help="position, e.g. 'M XXXXO XXXXX XXOXX XXXXX OXXXX'")
+    probe = command(
+        "probe", "who wins a position, in how many plies, and after each move",
+        "Print the value of a position under perfect play (the winner and the plies to "
+        "the end: the winner hurries, the loser delays), then every legal move with the "
+        "value of the position it leads to, best first: 'E33 -> [e1-d1 E32, ...]'. "
+        "Without POSITION, read one position per line from standard input and answer "
+        "one line each; a line that cannot be answered gets an error line and the batch "
+        "goes on (exit status 1 at the end).")
+    probe.add_argument("position", metavar="POSITION", nargs="?",
+                       help="position; omit it to read positions from standard input")
     probe.add_argument("--db", type=Path, metavar="PATH",
                        help="database file (default: db/three-musketeers-NxN.h5 for the "
                        "position's board size)")
-    probe.add_argument("--json", action="store_true", help="print one JSON object")
+    probe.add_argument("--json", action="store_true",
+                       help='print {"position", "winner", "plies", "moves": [...]} per position')
+
+    play = command(
+        "play", "play a game in the terminal against the perfect player",
+        "Play against the database. Enter moves like c3-c2, or hint (a best move), eval "
+        "(who wins from here, and every move's outcome), undo (your last move and the "
+        "answer), help, quit. The computer plays optimally: when it can win, a fastest "
+        "win, chosen at random among equally fast ones. In a lost position it plays for "
+        "your mistakes: the move after which the largest share of your replies throws "
+        "your win away, then the longest resistance, then at random. With input from a "
+        "pipe or file, an illegal move or unknown command is an error (exit status 2).")
+    play.add_argument("--db", type=Path, metavar="PATH",
+                      help="database file (default: db/three-musketeers-NxN.h5)")
+    play.add_argument("--as", dest="human", choices=[s.value for s in Side],
+                      default=Side.MUSKETEERS.value, help="your side (default: musketeers)")
+    play.add_argument("--start", metavar="POSITION", help="start from this position "
+                      "(default: the standard start)")
+    play.add_argument("--seed", type=int, metavar="S",
+                      help="seed for the computer's choices among equally good moves")
+
+    verify = command(
+        "verify", "prove a database correct without trusting the builder",
+        "Check the metadata, every chunk's checksum, every layer's digest, the "
+        "finished-game rules and that every stored value is the best over its children "
+        "read from the same file. Exit status 1 when anything is wrong.")
+    verify.add_argument("path", metavar="PATH", type=Path, nargs="?",
+                        help="database file (default: db/three-musketeers-5x5.h5)")
+    verify.add_argument("--max-reports", type=int, default=10, metavar="N",
+                        help="wrong values to list (default: 10)")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    analyze = command(
+        "analyze", "what the database says about the game",
+        "Positions won by each side (table entries and distinct positions up to "
+        "symmetry), plies to the end, the longest wins, and the positions reachable from "
+        "the standard start, per side to move and per number of enemy men.")
+    analyze.add_argument("path", metavar="PATH", type=Path, nargs="?",
+                         help="database file (default: db/three-musketeers-5x5.h5)")
+    analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
+    analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
+    analyze.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    solve = command(
+        "solve", "solve a position by alpha-beta search, without the database",
+        "Solve a position top-down with an alpha-beta negamax (transposition table with "
+        "bound types, Zobrist hashing with the side to move, symmetry, killer and history "
+        "move ordering). By default it answers who wins; --exact also finds in how many "
+        "plies and a principal line.")
+    solve.add_argument("position", metavar="POSITION", help="position to solve")
+    solve.add_argument("--board", type=int, choices=rules.SIZES,
+                       help="board size (checked against the position's)")
+    solve.add_argument("--exact", action="store_true",
+                       help="find the number of plies and a principal line too")
+    solve.add_argument("--table-bits", type=int, default=25, metavar="B",
+                       help="transposition table of 2**B entries, 16 bytes each (default: 25)")
+    solve.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    crosscheck = command(
+        "crosscheck", "compare a database with the alpha-beta solver",
+        "Draw positions uniformly from the whole index space and from random games from "
+        "the standard start, solve each by alpha-beta (who wins; with --exact, in how "
+        "many plies too), probe each in the database, print a summary and every "
+        "disagreement. Exit status 1 on any.")
+    crosscheck.add_argument("--db", type=Path, metavar="PATH",
+                            help="database file (default: db/three-musketeers-5x5.h5)")
+    crosscheck.add_argument("--samples", type=int, default=1000, metavar="N",
+                            help="positions to check (default: 1000)")
+    crosscheck.add_argument("--seed", type=int, default=0, metavar="S", help="random seed")
+    crosscheck.add_argument("--exact", action="store_true",
+                            help="compare the number of plies too (much slower)")
+    crosscheck.add_argument("--workers", type=int, metavar="W",
+                            help="solver processes (default: one per core)")
+    crosscheck.add_argument("--table-bits", type=int, default=25, metavar="B",
+                            help="transposition table of 2**B entries, 16 bytes each, per "
+                            "worker (default: 25)")
+    crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
+    crosscheck.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    handler = {
+        "build": _build, "probe": _probe, "play": _play, "verify": _verify,
+        "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck,
+    }[args.command]
     try:
-        if args.command == "build":
-            return _build(args)
-        return _probe(args)
-    except (PositionError, DatabaseError) as error:
+        return handler(args)
+    except (PositionError, DatabaseError, UsageError) as error:
+        return _fail(str(error))
+    except ValueError as error:  # the library's other documented input errors
         return _fail(str(error))
     except KeyboardInterrupt:
         print("\nretro: interrupted", file=sys.stderr)
@@ -87,6 +188,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str) -> int:
     print(f"retro: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def _progress(total: int, enabled: bool, unit: str, desc: str):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, file=sys.stderr)
+
+
+# --- build -------------------------------------------------------------------------------
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -116,30 +228,213 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- probe and play ------------------------------------------------------------------------
+
+
 def _probe(args: argparse.Namespace) -> int:
+    from .probe import DatabasePool, format_probe, open_database, probe_json, probe_lines
+
+    if args.position is None:
+        if sys.stdin.isatty():
+            print("retro probe: reading positions from standard input, one per line "
+                  "(end with Ctrl-D)", file=sys.stderr)
+        failed = False
+        with DatabasePool(args.db) as pool:
+            for answer in probe_lines(sys.stdin, pool, as_json=args.json):
+                print(answer.text, flush=True)
+                failed = failed or not answer.ok
+        return EXIT_FOUND_PROBLEMS if failed else 0
+    position = Position.parse(args.position)
+    with open_database(args.db, size=position.size) as db:
+        outcome, moves = db.probe(position), db.moves(position)
+    if args.json:
+        print(json.dumps(probe_json(position, outcome, moves)))
+    else:
+        print(format_probe(position, outcome, moves))
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .play import play_game
     from .probe import open_database
 
-    position = Position.parse(args.position)
-    path = args.db or default_path(position.size)
-    try:
-        db = open_database(path)
-    except DatabaseNotFoundError:
-        hint = f"retro build --board {position.size}"
-        if args.db is not None:
-            hint += f" --out {path}"
-        return _fail(f"no database at {path}; build it with: {hint}")
-    with db:
-        outcome = db.probe(position)
+    start = Position.parse(args.start) if args.start else None
+    # Without --start, a missing --db file names its board from its file name if it can.
+    size = start.size if start is not None else None if args.db else rules.DEFAULT_SIZE
+    with open_database(args.db, size=size) as db:
+        # Piped input is a script: an illegal move in it is an error, not a retry.
+        return play_game(db, Side(args.human), start, args.seed, strict=not sys.stdin.isatty())
+
+
+# --- verify and analyze --------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import verify
+
+    path = args.path or default_path()
+    report = verify(path, progress=not args.quiet, max_reports=args.max_reports)
     if args.json:
-        print(json.dumps(outcome.as_dict()))
+        print(json.dumps(report.as_dict(), indent=2))
+        return 0 if report.ok else EXIT_FOUND_PROBLEMS
+    print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_guards})")
+    for check in report.checks:
+        detail = f": {check.detail}" if check.detail else ""
+        print(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}{detail}")
+    print(f"{report.positions_checked:,} stored values checked against their children "
+          f"({report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
+          f"{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
+    if report.disagreement_count:
+        print(f"{report.disagreement_count:,} wrong values; the first:")
+        for d in report.disagreements:
+            print(f"  {d.position}: stored '{d.stored_outcome}', its children give "
+                  f"'{d.expected_outcome}' ({d.rule})")
+    print("the database is correct" if report.ok else "the database is NOT correct")
+    return 0 if report.ok else EXIT_FOUND_PROBLEMS
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from .analyze import analyze, plot, plot_directory
+
+    path = args.path or default_path()
+    if args.plot is not None:  # fail now, not after the whole analysis
+        plot_directory(args.plot)
+    report = analyze(path, progress=not args.quiet)
+    charts = plot(report, args.plot) if args.plot is not None else []
+    if args.json:
+        print(json.dumps(report, indent=2))
     else:
-        print(f"{position}: {outcome}")
+        print(_analysis_text(report))
+    for chart in charts:
+        print(f"wrote {chart}", file=sys.stderr)
     return 0
+
+
+def _analysis_text(report: dict) -> str:
+    n = report["board_size"]
+    lines = [f"{report['path']}: {n}x{n}, layers 0..{report['max_guards']}, "
+             f"{report['positions']['entries']:,} table entries, "
+             f"{report['positions']['distinct']:,} distinct positions"]
+    names = {"musketeers_to_move": "musketeers to move", "enemy_to_move": "enemy to move"}
+    for key, name in names.items():
+        side = report["sides"][key]
+        entries, distinct = side["entries"], side["distinct"]
+        lines.append(f"\n{name}:")
+        lines.append(f"  won by the musketeers: {entries['musketeers']:,} entries, "
+                     f"{distinct['musketeers']:,} distinct")
+        lines.append(f"  won by the enemy:      {entries['enemy']:,} entries, "
+                     f"{distinct['enemy']:,} distinct")
+        for winner in ("musketeers", "enemy"):
+            longest = side["longest"][winner]
+            if longest:
+                lines.append(f"  longest {winner} win: {longest['plies']} plies, "
+                             f"e.g. {longest['position']}")
+        if side.get("reachable_distinct") is not None:
+            lines.append(f"  reachable from the start: {side['reachable_distinct']:,} distinct "
+                         f"({100 * side['reachable_share']:.1f}% of all)")
+        lines.append(f"  {'':>9}   {'musketeers win':^29}   {'enemy wins':^29}".rstrip())
+        lines.append(f"  {'enemy men':>9}   {'entries':>14} {'distinct':>14}   "
+                     f"{'entries':>14} {'distinct':>14}   {'reachable':>10}")
+        for layer in side["by_enemy_count"]:
+            entries, won = layer["entries"], layer["distinct"]
+            reached = layer.get("reachable_distinct")
+            lines.append(f"  {layer['enemy_men']:>9}   {entries['musketeers']:>14,} "
+                         f"{won['musketeers']:>14,}   {entries['enemy']:>14,} {won['enemy']:>14,}"
+                         f"   {'' if reached is None else format(reached, ','):>10}")
+        plies = side["plies"]
+        lines.append(f"  {'plies':>9}   {'musketeers win':>14}   {'enemy wins':>14}   (distinct)")
+        for ply, (m, e) in enumerate(zip(plies["musketeers"]["distinct"],
+                                         plies["enemy"]["distinct"])):
+            if m or e:
+                lines.append(f"  {ply:>9}   {m:>14,}   {e:>14,}")
+    reach = report.get("reachable")
+    if reach:
+        lines.append(f"\nreachable from {reach['start']}: {reach['distinct']['total']:,} "
+                     f"distinct positions, {100 * reach['share']['total']:.1f}% of all "
+                     f"positions with 0..{reach['max_enemy_men']} enemy men")
+    return "\n".join(lines)
+
+
+# --- solve and crosscheck ------------------------------------------------------------------
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from .alphabeta import musketeers_solver, solve
+
+    position = Position.parse(args.position)
+    if args.board is not None and args.board != position.size:
+        raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
+    if not 10 <= args.table_bits <= 30:
+        raise UsageError("--table-bits must be between 10 and 30")
+    solver = musketeers_solver(position.size, table_bits=args.table_bits)
+    solution = solve(position, exact=args.exact, solver=solver)
+    if args.json:
+        print(json.dumps(solution.as_dict()))
+        return 0
+    stats = solution.stats
+    print(position)
+    winner = f"the {solution.winner.value}"
+    if position.winner() is not None:
+        print(f"{winner} {'has' if solution.winner is Side.ENEMY else 'have'} won (the game is over)")
+    elif solution.plies is None:
+        print(f"{winner} {'wins' if solution.winner is Side.ENEMY else 'win'}")
+    else:
+        print(f"{winner} {'wins' if solution.winner is Side.ENEMY else 'win'} in "
+              f"{solution.plies} {'ply' if solution.plies == 1 else 'plies'}")
+    if solution.line:
+        print("principal line: " + " ".join(str(m) for m in solution.line))
+    elif solution.best_move:
+        print(f"winning move: {solution.best_move}")
+    print(f"search: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
+          f"{stats.cutoffs:,} cut-offs, {stats.seconds:.2f} s")
+    return 0
+
+
+def _crosscheck(args: argparse.Namespace) -> int:
+    from .crosscheck import crosscheck
+    from .probe import open_database
+
+    if args.samples < 1:
+        raise UsageError("--samples must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if not 10 <= args.table_bits <= 30:
+        raise UsageError("--table-bits must be between 10 and 30")
+    with open_database(args.db):  # fails early, with the build hint, if missing
+        pass
+    bar = _progress(args.samples, not args.quiet, "pos", "crosscheck")
+    try:
+        report = crosscheck(args.db, samples=args.samples, seed=args.seed, exact=args.exact,
+                            workers=args.workers, table_bits=args.table_bits,
+                            progress=(lambda done: bar.update(done - bar.n)) if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        what = "winner and plies" if report.exact else "winner"
+        origins = ", ".join(f"{count:,} {origin}" for origin, count in report.by_origin.items())
+        print(f"{report.samples:,} positions ({origins}; {report.distinct:,} distinct) solved "
+              f"by alpha-beta ({what}) and probed in {report.path}: {report.agreed:,} agree, "
+              f"{len(report.disagreements):,} disagree ({report.seconds:.1f} s, "
+              f"{report.nodes:,} nodes)")
+        for d in report.disagreements:
+            print(f"  {d.position} ({d.origin}): database {d.database}, alpha-beta {d.alphabeta}")
+    return 0 if report.ok else EXIT_FOUND_PROBLEMS
 
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left early (``retro probe < positions | head``): stop quietly.
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_BROKEN_PIPE
+    sys.exit(code)
 
 
 if __name__ == "__main__":

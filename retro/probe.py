@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,7 @@ from .storage import (
     DatabaseError,
     DatabaseFile,
     DatabaseNotFoundError,
+    IncompleteDatabaseError,
     PositionNotInDatabaseError,
     default_path,
     storage_order,
@@ -707,25 +709,47 @@ def open_database(path: str | os.PathLike | None = None, *, size: int | None = N
     names the build command in the error when the file is missing. Raises
     :class:`~retro.storage.DatabaseNotFoundError` (with the command that builds it),
     :class:`~retro.storage.NotADatabaseError` for other files,
-    :class:`~retro.storage.IncompleteDatabaseError` for an unfinished build and
-    :class:`~retro.storage.ChecksumError` when loading finds damage.
-    ``in_memory=True`` loads every layer at once instead of reading chunks on demand;
-    ``cache_bytes`` bounds the decompressed chunks kept on disk mode.
+    :class:`~retro.storage.IncompleteDatabaseError` for an unfinished build (a file
+    not marked complete, or no file yet but the ``<path>.partial/`` checkpoints of an
+    interrupted build) and :class:`~retro.storage.ChecksumError` when loading finds
+    damage. ``in_memory=True`` loads every layer at once instead of reading chunks on
+    demand; ``cache_bytes`` bounds the decompressed chunks kept in on-disk mode.
     """
-    target = Path(path) if path is not None else default_path(size or rules.DEFAULT_SIZE)
+    if path is None:
+        size = size or rules.DEFAULT_SIZE
+        target = default_path(size)
+    else:
+        target = Path(path)
     try:
         return Database(target, in_memory=in_memory, cache_bytes=cache_bytes)
     except DatabaseNotFoundError as error:
+        # An interrupted build leaves only its checkpoints: the file appears once the
+        # build finishes, so "build it" would hide that resuming is all it takes.
+        partial = target.with_name(target.name + ".partial")
+        if partial.is_dir():
+            layers = sum(1 for _ in partial.glob("layer_*.h5"))
+            raise IncompleteDatabaseError(
+                f"the build of {target} did not finish ({layers} layers checkpointed in "
+                f"{partial}); run the same 'retro build' command again to resume it, e.g. "
+                f"{build_command(target, size)}"
+            ) from error
         raise DatabaseNotFoundError(
             f"no database at {target}; build it with: {build_command(target, size)}"
         ) from error
 
 
 def build_command(path: str | os.PathLike, size: int | None) -> str:
-    """The ``retro build`` command that writes the database ``path`` of board ``size``."""
-    board = size if size is not None else "N"
-    command = f"retro build --board {board}"
-    if size is None or Path(path) != default_path(size):
+    """The ``retro build`` command that writes the database ``path`` of board ``size``.
+
+    Without ``size``, a file name that names its board (``...-4x4.h5``) supplies it.
+    """
+    path = Path(path)
+    if size is None:
+        named = re.search(r"([0-9])x\1", path.name)
+        if named and int(named[1]) in rules.SIZES:
+            size = int(named[1])
+    command = f"retro build --board {size if size is not None else 'N'}"
+    if size is None or path != default_path(size):
         command += f" --out {path}"
     return command
 
@@ -793,14 +817,19 @@ class DatabasePool:
     """Databases opened on demand, one per board size, for batches of mixed sizes.
 
     With ``path`` every size is answered from that one file (a position of another
-    size then raises :class:`~retro.storage.BoardMismatchError`); without it each
-    size uses its default file ``db/three-musketeers-NxN.h5``.
+    size then raises :class:`~retro.storage.BoardMismatchError`), and the file is
+    opened at once: a missing, foreign or unfinished file is the caller's mistake,
+    not a line's, so it raises here instead of failing every line. Without ``path``
+    each size uses its default file ``db/three-musketeers-NxN.h5``, opened when a
+    line first needs it.
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, in_memory: bool = False) -> None:
         self.path = Path(path) if path is not None else None
         self.in_memory = in_memory
         self._open: dict[Path, Database] = {}
+        if self.path is not None:
+            self._open[self.path] = open_database(self.path, in_memory=in_memory)
 
     def get(self, size: int) -> Database:
         """The database that answers positions of board ``size`` (opened once)."""

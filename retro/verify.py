@@ -15,9 +15,9 @@ By induction on k, local consistency everywhere plus correct finished values
 proves every stored value. The move generation here is written independently of
 :mod:`retro.kernels`: it works directly in the file's storage order (no
 conversion to the builder's square order), derives its own capture and
-symmetry tables from the board geometry, and orders outcomes with its own
+symmetry tables from the board's coordinates, and orders outcomes with its own
 preference tables. It shares only the indexer's colex ranking, the storage
-layout and the rules' board tables.
+layout and the rules' constants.
 
 The file's metadata, every chunk's Fletcher32 checksum (HDF5 checks it on read)
 and every layer's SHA-256 digest are checked too.
@@ -36,6 +36,7 @@ from math import comb
 from pathlib import Path
 from typing import NamedTuple
 
+import h5py
 import numpy as np
 from numba import njit, prange
 
@@ -140,6 +141,30 @@ def _image(bb: int, sym: int, table: np.ndarray) -> int:
     return out
 
 
+@cache
+def symmetries(size: int) -> np.ndarray:
+    """(8, squares): the square each square goes to under the 8 symmetries of the board.
+
+    Derived here from coordinates (the identity, then each composition of a quarter
+    turn and a mirror) rather than taken from :mod:`retro.rules`, so that a wrong
+    symmetry table there cannot make builder and verifier agree on wrong values. Their
+    numbering may differ from the rules'; nothing here depends on it.
+    """
+    n = size
+    last = n - 1
+    table = np.zeros((8, n * n), dtype=np.int64)
+    for g in range(8):
+        for s in range(n * n):
+            r, c = divmod(s, n)
+            for _ in range(g % 4):
+                r, c = c, last - r  # a quarter turn
+            if g >= 4:
+                c = last - c  # then a mirror
+            table[g, s] = r * n + c
+    table.setflags(write=False)
+    return table
+
+
 def _canonical(bb: int, table: np.ndarray) -> tuple[int, int]:
     """Smallest image of a bitboard under the 8 symmetries, and the lowest symmetry giving it."""
     return min((_image(bb, g, table), g) for g in range(8))
@@ -162,10 +187,9 @@ def _byte_tables(images: list[int]) -> np.ndarray:
 @cache
 def geometry(size: int) -> Geometry:
     """Storage-order move and symmetry tables for a board size (built once)."""
-    b = rules.board(size)
     n, squares = size, size * size
     free = squares - rules.MUSKETEER_COUNT
-    sym = b.symmetry
+    sym = symmetries(size)
     trios = [(1 << x) | (1 << y) | (1 << z)
              for z in range(squares) for y in range(z) for x in range(y)]
     placements = sorted({_canonical(t, sym)[0] for t in trios})
@@ -265,7 +289,7 @@ def entry_position(geo: Geometry, side: Side, placement: int, storage_mask: int)
 
 def entry_of(geo: Geometry, position: Position) -> tuple[int, int]:
     """(placement, storage mask) of a position: its canonical image, read in storage order."""
-    table = rules.board(geo.size).symmetry
+    table = symmetries(geo.size)
     musketeers, g = _canonical(position.musketeers, table)
     p = int(np.searchsorted(geo.placements, musketeers))
     mask = 0
@@ -471,8 +495,9 @@ def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int =
         db.close()
 
 
-def _metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]:
-    """Checks of the root attributes and tables; the flag says whether values can be read."""
+def metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]:
+    """Checks of the root attributes and tables; the flag says whether values can be read
+    (the layout tables are retro's and every layer is a dataset of the right shape)."""
     attrs = db.metadata
     ix = indexer(db.size)
     checks = [Check("format", True, f"{FORMAT} version {FORMAT_VERSION}, complete")]
@@ -480,33 +505,57 @@ def _metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool
     def check(name: str, ok: bool, detail: str) -> None:
         checks.append(Check(name, bool(ok), detail))
 
-    check("rules", attrs.get("rules") == RULES_TEXT, "the rules text is retro's")
-    check("value encoding", attrs.get("value_encoding") == ENCODING, ENCODING)
-    check("stored side", attrs.get("stored_side") == STORED_SIDE, "enemy to move")
+    def equal(name: str, expected) -> bool:  # attributes may be arrays in a foreign file
+        value = attrs.get(name)
+        return type(value) is type(expected) and value == expected
+
+    def either(ok: bool, good: str, bad: str) -> str:
+        return good if ok else bad
+
+    ok = equal("rules", RULES_TEXT)
+    check("rules", ok, either(ok, "the rules text is retro's", "not retro's rules text"))
+    ok = equal("value_encoding", ENCODING)
+    check("value encoding", ok, either(ok, ENCODING, f"not {ENCODING!r}"))
+    ok = equal("stored_side", STORED_SIDE)
+    check("stored side", ok, either(ok, "enemy to move", f"not {STORED_SIDE!r}"))
     layers = attrs.get("layers")
-    check("layer count", 0 <= db.max_guards <= geo.free and layers == db.max_guards + 1,
+    count_ok = 0 <= db.max_guards <= geo.free
+    check("layer count", count_ok and equal("layers", db.max_guards + 1),
           f"max_guards {db.max_guards}, layers {layers} (0..{geo.free} possible)")
-    try:
-        placements = db.file["placements"][()]
-        order = db.file["storage_order"][()]
-    except (KeyError, OSError) as error:
-        check("tables", False, f"cannot read /placements or /storage_order: {error}")
+    tables = {}
+    for name in ("placements", "storage_order"):
+        table = db.file.get(name)
+        if isinstance(table, h5py.Dataset):
+            try:
+                tables[name] = table[()]
+            except OSError:
+                pass
+    if len(tables) < 2:
+        check("tables", False, "cannot read /placements or /storage_order")
         return checks, False
-    placements_ok = np.array_equal(placements, geo.placements) and np.array_equal(
+    placements_ok = np.array_equal(tables["placements"], geo.placements) and np.array_equal(
         geo.placements, ix.placements
     )
-    check("placements", placements_ok,
-          f"{len(geo.placements)} canonical musketeer placements, recomputed here")
-    order_ok = np.array_equal(order, storage_order(db.size))
-    check("storage order", order_ok, "matches the storage order retro reads with")
+    check("placements", placements_ok, either(
+        placements_ok, f"{len(geo.placements)} canonical musketeer placements, recomputed here",
+        f"differ from the {len(geo.placements)} canonical musketeer placements recomputed here"))
+    order_ok = np.array_equal(tables["storage_order"], storage_order(db.size))
+    check("storage order", order_ok, either(
+        order_ok, "matches the storage order retro reads with",
+        "differs from the storage order retro reads with"))
     shapes, filters, labels = [], [], []
     for k in range(db.max_guards + 1):
         dataset = db.dataset(k)
+        if not isinstance(dataset, h5py.Dataset):
+            shapes.append(k)
+            continue
         if dataset.shape != (len(geo.placements), comb(geo.free, k)) or dataset.dtype != np.uint8:
             shapes.append(k)
         if not dataset.fletcher32:
             filters.append(k)
-        if dataset.attrs.get("enemy_men") != k or "sha256" not in dataset.attrs:
+        if not np.array_equal(dataset.attrs.get("enemy_men"), k) or not isinstance(
+            dataset.attrs.get("sha256"), str
+        ):
             labels.append(k)
     check("layer shapes", not shapes,
           "uint8 (placements, C(free, k)) each" + (f"; wrong in layers {shapes}" if shapes else ""))
@@ -514,7 +563,7 @@ def _metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool
           "Fletcher32 on every layer" + (f"; missing in layers {filters}" if filters else ""))
     check("layer attributes", not labels,
           "enemy_men and sha256 on every layer" + (f"; wrong in layers {labels}" if labels else ""))
-    return checks, placements_ok and order_ok and not shapes
+    return checks, count_ok and placements_ok and order_ok and not shapes
 
 
 def _read_layer(db: DatabaseFile, k: int):
@@ -529,7 +578,7 @@ def _read_layer(db: DatabaseFile, k: int):
 def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) -> VerifyReport:
     geo = geometry(db.size)
     ix = indexer(db.size)
-    checks, readable = _metadata_checks(db, geo)
+    checks, readable = metadata_checks(db, geo)
     top = db.max_guards
     count = geo.placement_count
     total = sum(count * comb(geo.free, k) for k in range(top + 1))
@@ -561,8 +610,9 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
                 break  # without this layer neither it nor the next one can be checked
             layers_read += 1
             dataset = db.dataset(k)
-            chunks += dataset.id.get_num_chunks()
-            if sha != dataset.attrs.get("sha256"):
+            chunks += dataset.id.get_num_chunks() if dataset.chunks else 0
+            recorded = dataset.attrs.get("sha256")
+            if not (isinstance(recorded, str) and recorded == sha):
                 digests_bad.append(k)
             masks = layer_masks(geo.free, k)
             length = len(masks)
@@ -617,23 +667,27 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
 
     if readable:
         all_read = layers_read == top + 1
+        # A damaged layer stops the checks: say which layers they could not reach.
+        unread = "" if all_read else f"; layers {layers_read}..{top} not checked (unreadable)"
         checks.append(Check(
             "Fletcher32 checksums", not damaged,
             f"{chunks} chunks in {layers_read} layers read" + ("; " + "; ".join(damaged) if damaged else ""),
         ))
         checks.append(Check(
             "SHA-256 digests", not digests_bad and all_read,
-            f"{layers_read} layers hashed" + (f"; wrong in layers {digests_bad}" if digests_bad else ""),
+            f"{layers_read} layers hashed" + (f"; wrong in layers {digests_bad}" if digests_bad else "")
+            + unread,
         ))
         checks.append(Check(
             "terminal rules", terminal_bad == 0 and all_read,
             f"{terminal:,} finished positions hold their finished value"
-            + (f"; {terminal_bad:,} do not" if terminal_bad else ""),
+            + (f"; {terminal_bad:,} do not" if terminal_bad else "") + unread,
         ))
         checks.append(Check(
             "local consistency", disagreements - terminal_bad == 0 and all_read,
             f"{checked:,} enemy-to-move values against {resolved:,} musketeers-to-move children"
-            + (f"; {disagreements - terminal_bad:,} disagree" if disagreements > terminal_bad else ""),
+            + (f"; {disagreements - terminal_bad:,} disagree" if disagreements > terminal_bad else "")
+            + unread,
         ))
     else:
         checks.append(Check("values", False, "not checked: the file's layout cannot be read"))

@@ -9,9 +9,12 @@ reachability uses this file's own forward search over raw positions.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from itertools import combinations
+from math import comb
 
+import h5py
 import numpy as np
 import pytest
 from minimax import new_memo, solve_many
@@ -23,8 +26,13 @@ from retro.analyze import (
     MatplotlibMissingError,
     analyze,
     plot,
+    plot_directory,
     reachable,
 )
+from retro.build import build
+from retro.cli import main
+from retro.indexing import encode, indexer
+from retro.storage import storage_perm, storage_rank
 
 # --- an independent model of the game over raw positions ------------------------------
 
@@ -336,15 +344,23 @@ def test_counts_match_an_independent_enumeration(n, games, request):
             assert layer["enemy_men"] == k
             assert layer["entries"] == _won(entries[k])
             assert layer["distinct"] == _won(distinct[k])
-        for winner, parity in (("musketeers", 1), ("enemy", 0)):
-            for name, table in (("entries", entries), ("distinct", distinct)):
-                got = body["plies"][winner][name]
-                want = table.sum(axis=0)[parity::2].tolist()
-                assert got + [0] * (len(want) - len(got)) == want
+            _assert_plies(layer["plies"], entries[k], distinct[k])
+        _assert_plies(body["plies"], entries.sum(axis=0), distinct.sum(axis=0))
     both = expected[0][1].sum() + expected[1][1].sum()
     assert report["positions"]["distinct"] == both
     assert report["positions"]["entries"] == expected[0][0].sum() + expected[1][0].sum()
     assert report["reachable"] is None
+
+
+def _assert_plies(plies, entries, distinct):
+    """The reported distribution: per winner, counts by plies, up to the longest game."""
+    values = np.flatnonzero(entries)
+    longest = values.max() // 2
+    for winner, parity in (("musketeers", 1), ("enemy", 0)):
+        for name, table in (("entries", entries), ("distinct", distinct)):
+            want = [int(table[2 * plies + parity]) for plies in range(longest + 1)]
+            assert plies[winner][name] == want
+    assert max(plies["musketeers"]["entries"][-1], plies["enemy"]["entries"][-1]) > 0
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -419,10 +435,93 @@ def test_endgame_database(db5_low):
         layers = report["sides"][key]["by_enemy_count"]
         assert len(layers) == 5
         for k, layer in enumerate(layers):
-            from math import comb
-
             assert sum(layer["entries"].values()) == 319 * comb(22, k)
             assert sum(layer["distinct"].values()) <= 319 * comb(22, k)
+
+
+def test_endgame_database_reports_its_own_layers(games, tmp_path):
+    top = 5
+    path = build(4, tmp_path / "4x4-low.h5", max_guards=top, progress=False).path
+    report = analyze(path, progress=False)
+    expected = _expected_counts(games[4])
+    for side, key in enumerate(("musketeers_to_move", "enemy_to_move")):
+        body = report["sides"][key]
+        entries, distinct = expected[side]
+        assert body["entries"] == _won(entries[: top + 1].sum(axis=0))
+        assert body["distinct"] == _won(distinct[: top + 1].sum(axis=0))
+        assert len(body["by_enemy_count"]) == top + 1
+    # Reachability is that of the whole game, reported for the file's layers only.
+    search = reachable(4)
+    sides = [report["sides"][key]["reachable_distinct"] for key in ("musketeers_to_move",
+                                                                   "enemy_to_move")]
+    assert sides == search.distinct[:, : top + 1].sum(axis=1).tolist()
+    assert report["reachable"]["max_enemy_men"] == top
+    assert report["reachable"]["distinct"]["total"] == sum(sides)
+    all_low = sum(expected[s][1][: top + 1].sum() for s in (0, 1))
+    assert report["reachable"]["share"]["total"] == pytest.approx(sum(sides) / all_low)
+    assert len(report["reachable"]["by_enemy_count"]) == top + 1
+
+
+def test_a_value_unlike_its_symmetric_image_is_counted(db4, tmp_path):
+    # A musketeer placement fixed by exactly one symmetry g, and two men that g moves:
+    # the position and its image are two table entries that must hold the same value.
+    maps = _symmetry_maps(4)
+    for trio in combinations(range(16), 3):
+        images = [frozenset(int(maps[g, s]) for s in trio) for g in range(8)]
+        bbs = [sum(1 << s for s in image) for image in images]
+        fixing = [g for g in range(1, 8) if images[g] == images[0]]
+        if bbs[0] == min(bbs) and len(fixing) == 1:
+            break
+    g = fixing[0]
+    free = [s for s in range(16) if s not in trio]
+    men = next(pair for pair in combinations(free, 2)
+               if {int(maps[g, s]) for s in pair} != set(pair))
+    position = Position(Side.ENEMY, bbs[0], sum(1 << s for s in men), 4)
+    ix = indexer(4)
+    p, mask = encode(position.musketeers, position.enemies, ix)
+    col = storage_rank(p, mask, storage_perm(4), ix.rank_table)
+
+    def flip(f):
+        layer = f["enemy_to_move/layer_02"]
+        values = layer[()]
+        values[p, col] ^= 2
+        layer[...] = values
+
+    report = analyze(_copy_with(db4, tmp_path, flip), progress=False, reach=False)
+    # The entry against its image, the image against the entry (and perhaps parents).
+    assert report["symmetry_check"]["mismatched_entries"] >= 2
+
+
+def _copy_with(db, tmp_path, change):
+    path = tmp_path / "changed.h5"
+    shutil.copy(db, path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+    return path
+
+
+def _swap_storage_bits(f):
+    order = f["storage_order"][()]
+    order[3, [0, 1]] = order[3, [1, 0]]
+    f["storage_order"][...] = order
+
+
+def _truncate_layer(f):
+    values = f["enemy_to_move/layer_02"][:, :5]
+    del f["enemy_to_move/layer_02"]
+    f["enemy_to_move"].create_dataset("layer_02", data=values)
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda f: f.attrs.__setitem__("board_size", 3), "placements"),  # 4x4 layers read as 3x3
+    (_swap_storage_bits, "storage order"),
+    (_truncate_layer, "layer shapes"),
+    (lambda f: f.attrs.__setitem__("max_guards", -1), "layer count"),
+])
+def test_a_foreign_layout_is_refused(db4, tmp_path, change, problem):
+    path = _copy_with(db4, tmp_path, change)
+    with pytest.raises(NotADatabaseError, match=problem):
+        analyze(path, progress=False, reach=False)
 
 
 # --- plots and errors -----------------------------------------------------------------
@@ -441,6 +540,11 @@ def test_plot_errors(db3, tmp_path, monkeypatch):
     (tmp_path / "file").write_text("x")
     with pytest.raises(AnalysisError, match="not a directory"):
         plot(report, tmp_path / "file")
+    with pytest.raises(AnalysisError, match="cannot create"):
+        plot(report, tmp_path / "file" / "charts")
+    with pytest.raises(AnalysisError, match="cannot create"):
+        plot_directory(tmp_path / "file" / "charts")
+    assert plot_directory(tmp_path / "new" / "charts").is_dir()
     with pytest.raises(AnalysisError, match="not an analyze"):
         plot({"sides": {}}, tmp_path)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
@@ -460,3 +564,19 @@ def test_bad_inputs(tmp_path):
         reachable(4, Position.start(5))
     with pytest.raises(AnalysisError):
         reachable(4).contains(Position.start(4))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["analyze", "{tmp}"], "is a directory"),
+    (["analyze", "{tmp}/junk.h5"], "not an HDF5 file"),
+    (["analyze", "{tmp}/missing.h5"], "no database at"),
+    (["analyze", "{db}", "--plot", "{tmp}/junk.h5"], "not a directory"),
+    (["analyze", "{db}", "--plot", "{tmp}/junk.h5/charts"], "cannot create"),
+])
+def test_command_line_errors_are_one_line(db3, tmp_path, capsys, args, message):
+    (tmp_path / "junk.h5").write_text("not hdf5")
+    argv = [a.format(tmp=tmp_path, db=db3) for a in args] + ["--quiet"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("retro: error: ") and captured.err.count("\n") == 1
+    assert message in captured.err and "Traceback" not in captured.err

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 
 import pytest
 
-from retro import Position, open_database
+from retro import Position, Side, open_database
 from retro.cli import main
 
 
@@ -26,9 +27,15 @@ def test_build_and_probe(tmp_path, capsys):
     start = str(Position.start(3))
     code, stdout, _ = run(capsys, "probe", "--db", str(out), "--json", start)
     assert code == 0
+    position = Position.start(3)
     with open_database(out) as db:
-        expected = db.probe(Position.start(3))
-    assert json.loads(stdout) == {"winner": expected.winner.value, "plies": expected.plies}
+        expected = db.probe(position)
+        after = {str(m): db.probe(position.play(m)) for m in position.legal_moves()}
+    answer = json.loads(stdout)
+    assert answer["position"] == start
+    assert (answer["winner"], answer["plies"]) == (expected.winner.value, expected.plies)
+    assert {m["move"]: (m["winner"], m["plies"]) for m in answer["moves"]} == {
+        move: (o.winner.value, o.plies) for move, o in after.items()}
     code, stdout, _ = run(capsys, "probe", "--db", str(out), start)
     assert code == 0 and start in stdout and expected.winner.value in stdout
 
@@ -60,7 +67,7 @@ def test_errors_are_one_line_with_status_2(tmp_path, db3, capsys, argv, words):
 
 
 def test_usage_errors_exit_2_without_traceback():
-    for argv in (["frobnicate"], ["build", "--board", "7"], ["probe"]):
+    for argv in (["frobnicate"], ["build", "--board", "7"], ["probe", "--bogus"], ["solve"]):
         result = subprocess.run([sys.executable, "-m", "retro.cli", *argv],
                                 capture_output=True, text=True)
         assert result.returncode == 2, argv
@@ -68,7 +75,8 @@ def test_usage_errors_exit_2_without_traceback():
 
 
 def test_help_explains_each_command():
-    for argv in (["--help"], ["build", "--help"], ["probe", "--help"]):
+    commands = ["build", "probe", "play", "verify", "analyze", "solve", "crosscheck"]
+    for argv in [["--help"]] + [[name, "--help"] for name in commands]:
         result = subprocess.run([sys.executable, "-m", "retro.cli", *argv],
                                 capture_output=True, text=True)
         assert result.returncode == 0
@@ -77,3 +85,172 @@ def test_help_explains_each_command():
                                 capture_output=True, text=True).stdout
     for option in ("--board", "--out", "--max-guards", "--threads", "resume"):
         assert option in build_help
+
+
+def test_probe_reads_positions_from_standard_input(db4):
+    lines = "M XXXO XXXX XXOX OXXX\nnot a position\n\nE XXXO XXXX XXOX OXX.\n"
+    result = subprocess.run([sys.executable, "-m", "retro.cli", "probe", "--db", str(db4), "--json"],
+                            input=lines, capture_output=True, text=True)
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.returncode == 1  # one line could not be answered; the others were
+    assert [a.get("error") is None for a in answers] == [True, False, True]
+    with open_database(db4) as db:
+        for answer in (answers[0], answers[2]):
+            outcome = db.probe(Position.parse(answer["position"]))
+            assert (answer["winner"], answer["plies"]) == (outcome.winner.value, outcome.plies)
+    assert "not a position" in answers[1]["position"] and answers[1]["error"]
+
+
+class _Player(io.StringIO):
+    """Standard input that answers each prompt with a legal move for the position shown."""
+
+    def __init__(self, screen: io.StringIO, choose):
+        super().__init__()
+        self.screen, self.choose, self.moves = screen, choose, []
+
+    def readline(self, *args) -> str:
+        shown = [line for line in self.screen.getvalue().splitlines() if line.startswith("position: ")]
+        move = self.choose(Position.parse(shown[-1].removeprefix("position: ")))
+        self.moves.append(str(move))
+        return f"{move}\n"
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("side", ["musketeers", "enemy"])
+def test_play_a_game_to_the_end(db4, monkeypatch, side):
+    """A full game on 4x4, then the same moves again through a real pipe."""
+    screen = io.StringIO()
+    with open_database(db4) as db:
+        # The human plays the first legal move (often a poor one) to reach the end quickly.
+        player = _Player(screen, lambda position: position.legal_moves()[0])
+        monkeypatch.setattr(sys, "stdin", player)
+        monkeypatch.setattr(sys, "stdout", screen)
+        code = main(["play", "--db", str(db4), "--as", side, "--seed", "7"])
+        monkeypatch.undo()
+    transcript = screen.getvalue()
+    assert code == 0
+    assert "game over" in transcript.splitlines()[-1]
+    assert player.moves and "computer (" in transcript
+    replay = subprocess.run([sys.executable, "-m", "retro.cli", "play", "--db", str(db4),
+                             "--as", side, "--seed", "7"],
+                            input="".join(f"{m}\n" for m in player.moves),
+                            capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout.splitlines()[-1] == transcript.splitlines()[-1]
+
+
+def test_play_rejects_an_illegal_scripted_move(db3):
+    result = subprocess.run([sys.executable, "-m", "retro.cli", "play", "--db", str(db3)],
+                            input="a1-c3\n", capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.startswith("retro: error: ") and result.stderr.count("\n") == 1
+
+
+def test_verify_and_analyze(db4, tmp_path, capsys):
+    code, stdout, _ = run(capsys, "verify", str(db4), "--quiet")
+    assert code == 0 and "the database is correct" in stdout
+    code, stdout, _ = run(capsys, "analyze", str(db4), "--quiet", "--json",
+                          "--plot", str(tmp_path / "charts"))
+    report = json.loads(stdout)
+    for side in ("musketeers_to_move", "enemy_to_move"):
+        for key in ("entries", "distinct", "longest"):
+            assert set(report["sides"][side][key]) == {"musketeers", "enemy"}
+        assert report["sides"][side]["reachable_distinct"] > 0
+    assert sorted(p.name for p in (tmp_path / "charts").iterdir()) == [
+        "musketeer_share.png", "plies_histogram.png"]
+    code, stdout, _ = run(capsys, "analyze", str(db4), "--quiet")
+    assert code == 0 and "reachable from" in stdout
+
+
+def test_solve_agrees_with_the_database(db4, capsys):
+    start = str(Position.start(4))
+    with open_database(db4) as db:
+        expected = db.probe(Position.start(4))
+    code, stdout, _ = run(capsys, "solve", "--exact", "--json", start)
+    assert code == 0
+    answer = json.loads(stdout)
+    assert (answer["winner"], answer["plies"]) == (expected.winner.value, expected.plies)
+    assert len(answer["line"]) == expected.plies and answer["stats"]["nodes"] > 0
+    code, stdout, _ = run(capsys, "solve", start)
+    assert code == 0 and expected.winner.value in stdout and "nodes" in stdout
+    code, _, stderr = run(capsys, "solve", "--board", "5", start)
+    assert code == 2 and "--board 5" in stderr
+
+
+def test_crosscheck(db4, capsys):
+    code, stdout, _ = run(capsys, "crosscheck", "--db", str(db4), "--samples", "60", "--quiet")
+    assert code == 0
+    assert "60 positions (30 uniform, 30 games; " in stdout and "0 disagree" in stdout
+
+
+def _damaged_copy(db4, tmp_path):
+    """A copy of db4 with one byte of layer 6's first chunk flipped, and a position there."""
+    import h5py
+
+    from retro.storage import LAYER_GROUP
+
+    path = tmp_path / "damaged.h5"
+    path.write_bytes(db4.read_bytes())
+    with h5py.File(path, "r") as f:
+        info = f[LAYER_GROUP]["layer_06"].id.get_chunk_info(0)
+        m = int(f["placements"][0])
+    with open(path, "r+b") as handle:
+        handle.seek(info.byte_offset + info.size // 2)
+        byte = handle.read(1)[0]
+        handle.seek(info.byte_offset + info.size // 2)
+        handle.write(bytes([byte ^ 0xFF]))
+    # Enemy to move, placement 0, men on its first 6 free squares: row 0 of layer 6.
+    free = [s for s in range(16) if not m >> s & 1]
+    return path, Position(Side.ENEMY, m, sum(1 << s for s in free[:6]), 4)
+
+
+def test_every_database_and_position_error_is_one_line(db4, db5_low, tmp_path, capsys,
+                                                       interrupt_at):
+    import h5py
+
+    from retro.build import build
+
+    damaged, position = _damaged_copy(db4, tmp_path)
+    foreign = tmp_path / "foreign.h5"
+    with h5py.File(foreign, "w") as f:
+        f["x"] = 1
+    unfinished = tmp_path / "unfinished.h5"
+    interrupt_at(5)
+    with pytest.raises(KeyboardInterrupt):
+        build(4, unfinished, progress=False)
+    start4 = str(Position.start(4))
+    cases = [
+        (["probe", "--db", str(damaged), str(position)], "checksum"),
+        (["probe", "--db", str(foreign), start4], "not a retro database"),
+        (["probe", "--db", str(unfinished), start4], "did not finish"),
+        (["probe", "--db", str(db5_low), str(Position.start(5))], "22 enemy men"),
+        (["probe", "--db", str(db4), "M XXXO XXXX XXXX OXXX"], "2 musketeers"),
+        (["play", "--db", str(db4), "--start", "M XXO XOX OXX"], "3x3 board"),
+        (["play", "--db", str(unfinished)], "did not finish"),
+    ]
+    for argv, words in cases:
+        code, stdout, stderr = run(capsys, *argv)
+        assert code == 2, argv
+        assert stderr.count("\n") == 1 and stderr.startswith("retro: error: "), argv
+        assert words in stderr, (argv, stderr)
+
+
+def test_batch_with_a_bad_database_file_stops_before_reading(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "retro.cli", "probe", "--db", str(tmp_path / "no.h5")],
+                            input="M XXXO XXXX XXOX OXXX\n", capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "retro build" in result.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(db3):
+    lines = "M XXO XOX OXX\n" * 20000
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"],
+                              stdin=subprocess.PIPE)
+    result = subprocess.run([sys.executable, "-c", "from retro.cli import run; run()",
+                             "probe", "--db", str(db3)],
+                            input=lines, stdout=reader.stdin, stderr=subprocess.PIPE, text=True)
+    reader.stdin.close()
+    reader.wait()
+    assert "Traceback" not in result.stderr and result.returncode in (0, 141)

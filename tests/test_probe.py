@@ -17,13 +17,16 @@ from minimax import new_memo, solve_many
 
 from retro import (
     BoardMismatchError,
+    BoardSizeError,
     ChecksumError,
     DatabaseNotFoundError,
     IllegalMoveError,
     IncompleteDatabaseError,
+    MusketeerCountError,
     NotADatabaseError,
     Position,
     PositionNotInDatabaseError,
+    RowCountError,
     RowLengthError,
     Side,
     SideError,
@@ -38,6 +41,7 @@ from retro.probe import (
     probe_json,
     probe_lines,
 )
+from retro.build import build
 from retro.storage import LAYER_GROUP
 
 FILES = "abcde"
@@ -165,6 +169,80 @@ def test_low_5x5_layers_against_minimax(db5_low):
             assert {str(mv): as_value(o) for mv, o in db.moves(p)} == kid_values
             line = db.line(p)
             assert len(line) == expected >> 1
+
+
+# Finished 4x4 positions, each with the winner the rules give it, worked out by hand:
+# rule 3 (musketeers in one line: the enemy has won) comes before rule 4 (the side
+# to move has no move: the musketeers have won).
+FINISHED = [
+    ("M OOO. XXXX .... ....", Side.ENEMY),  # in a line, captures available
+    ("E OOO. XXXX .... ....", Side.ENEMY),  # in a line, enemy moves available
+    ("M O... O... O... XXXX", Side.ENEMY),  # in a column
+    ("M OOO. .... .... ....", Side.ENEMY),  # in a line and stuck: rule 3 first
+    ("E XO.. O... .... ...O", Side.MUSKETEERS),  # the one enemy man is boxed in
+    ("E O... .O.. ..O. ....", Side.MUSKETEERS),  # no enemy man left
+    ("M O... .O.. ..O. ...X", Side.MUSKETEERS),  # no capture
+]
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_finished_positions(db4, in_memory):
+    positions = [Position.parse(text) for text, _ in FINISHED]
+    winners = [winner for _, winner in FINISHED]
+    for p, winner in zip(positions, winners):  # the hand-worked winners, checked
+        side = 0 if p.side is Side.MUSKETEERS else 1
+        assert children(side, p.musketeers, p.enemies, 4) == []
+        assert value(side, p.musketeers, p.enemies, 4) == (1 if winner is Side.MUSKETEERS else 0)
+    with open_database(db4, in_memory=in_memory) as db:
+        for p, winner in zip(positions, winners):
+            outcome = db.probe(p)
+            assert (outcome.winner, outcome.plies) == (winner, 0)
+            assert db.moves(p) == [] and db.line(p) == []
+            with pytest.raises(GameOverError, match="game is over"):
+                db.best_move(p, rng=1)
+        win, plies = db.probe_many(positions)
+        assert win.tolist() == [w is Side.MUSKETEERS for w in winners]
+        assert plies.tolist() == [0] * len(positions)
+        arrays = ([0 if p.side is Side.MUSKETEERS else 1 for p in positions],
+                  [p.musketeers for p in positions], [p.enemies for p in positions])
+        assert db.probe_many(arrays)[0].tolist() == win.tolist()
+
+
+def test_batches_with_lines_and_stuck_sides_agree_with_single_probes(db4, db5_low):
+    # Random positions are rarely in a line or stuck: build such positions on purpose.
+    for path, n, men in ((db4, 4, 9), (db5_low, 5, 4)):
+        rng = np.random.default_rng(n)
+        sample = []
+        for line in range(2 * n):
+            squares = ([line * n + c for c in range(n)] if line < n
+                       else [r * n + line - n for r in range(n)])
+            m = sum(1 << s for s in rng.choice(squares, 3, replace=False))
+            free = [s for s in range(n * n) if not m >> s & 1]
+            e = sum(1 << int(s) for s in rng.choice(free, int(rng.integers(0, men + 1)), replace=False))
+            sample += [(0, m, e), (1, m, e)]
+        for side, m, e in random_positions(n, 400, seed=13, max_men=men):
+            if not children(side, m, e, n):
+                sample.append((side, m, e))
+            # Fill every empty square next to a musketeer or enemy man: the side to
+            # move is then often stuck.
+            near = 0
+            for s in range(n * n):
+                if (m | e) >> s & 1:
+                    r, c = divmod(s, n)
+                    for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                        if 0 <= rr < n and 0 <= cc < n:
+                            near |= 1 << (rr * n + cc)
+            crowded = e | (near & ~m)
+            if bin(crowded).count("1") <= men:
+                sample.append((side, m, crowded))
+        expected = values(*zip(*sample), n)
+        assert sum(not children(*s, n) for s in sample) > 20
+        with open_database(path) as disk, open_database(path, in_memory=True) as memory:
+            for db in (disk, memory):
+                win, plies = db.probe_many(tuple(np.array(c) for c in zip(*sample)))
+                assert np.array_equal(2 * plies + win, expected)
+                singles = [as_value(db.probe(position(*s, n))) for s in sample]
+                assert singles == expected.tolist()
 
 
 def test_position_text_is_accepted(db4):
@@ -320,6 +398,26 @@ def test_missing_file_says_how_to_build_it(tmp_path):
         open_database(tmp_path / "none.h5")
 
 
+def test_missing_file_names_the_board_of_its_name(tmp_path):
+    with pytest.raises(DatabaseNotFoundError, match="retro build --board 4 --out .*db-4x4.h5"):
+        open_database(tmp_path / "db-4x4.h5")
+    with pytest.raises(DatabaseNotFoundError, match="retro build --board N --out"):
+        open_database(tmp_path / "mine.h5")
+
+
+def test_interrupted_build_says_to_resume(tmp_path, interrupt_at):
+    out = tmp_path / "3x3.h5"
+    interrupt_at(4)
+    with pytest.raises(KeyboardInterrupt):
+        build(3, out, progress=False)
+    assert not out.exists()
+    with pytest.raises(IncompleteDatabaseError, match="did not finish.*4 layers.*resume") as error:
+        open_database(out)
+    assert "retro build --board 3 --out" in str(error.value)
+    with pytest.raises(IncompleteDatabaseError):
+        DatabasePool(out)
+
+
 def test_files_that_are_not_databases(tmp_path, db3):
     text = tmp_path / "text.h5"
     text.write_text("not hdf5")
@@ -336,6 +434,10 @@ def test_files_that_are_not_databases(tmp_path, db3):
         f.attrs["complete"] = False
     with pytest.raises(IncompleteDatabaseError):
         open_database(unfinished)
+    truncated = tmp_path / "truncated.h5"
+    truncated.write_bytes(db3.read_bytes()[: db3.stat().st_size // 2])
+    with pytest.raises(NotADatabaseError):
+        open_database(truncated)
 
 
 def test_a_damaged_chunk_is_reported_by_every_api(db4, tmp_path):
@@ -384,10 +486,23 @@ def test_malformed_text_and_illegal_moves(db4):
             db.moves("XXXO XXXX XXOX OXXX")
         with pytest.raises(UnknownCharacterError):
             db.line("M XXXO XXXX XXOX OXXZ")
+        with pytest.raises(RowCountError):
+            db.probe("M XXXO XXXX XXOX")
+        with pytest.raises(BoardSizeError):
+            db.probe("M OO OX")
+        with pytest.raises(MusketeerCountError):
+            db.probe("M XXXO XXXX XXXX OXXX")
         with pytest.raises(IllegalMoveError):
             Position.start(4).play("a1-a2")
         with pytest.raises(TypeError):
             db.probe(42)
+
+
+def test_positions_beyond_an_endgame_database(db5_low):
+    with open_database(db5_low) as db:
+        for call in (db.probe, db.moves, db.best_move, db.line):
+            with pytest.raises(PositionNotInDatabaseError, match="22 enemy men.*0..4"):
+                call(Position.start(5))
 
 
 # --- text for the command line -----------------------------------------------------
@@ -468,6 +583,15 @@ def test_database_pool_opens_the_default_file_of_each_size(db3, db4, tmp_path, m
         answers = list(probe_lines(lines, pool))
     assert [a.ok for a in answers] == [True, True, False]
     assert "retro build --board 5" in answers[2].text
+
+
+def test_database_pool_refuses_a_bad_file_at_once(tmp_path):
+    # A bad --db is not one line's fault: the batch must not start.
+    with pytest.raises(DatabaseNotFoundError):
+        DatabasePool(tmp_path / "none.h5")
+    (tmp_path / "text.h5").write_text("not hdf5")
+    with pytest.raises(NotADatabaseError):
+        DatabasePool(tmp_path / "text.h5")
 
 
 def test_database_pool_uses_one_file_when_given(db4):

@@ -24,7 +24,8 @@ from retro import (
 )
 from retro.indexing import encode, indexer
 from retro.storage import LAYER_GROUP, storage_perm, storage_rank
-from retro.verify import verify
+from retro.cli import main
+from retro.verify import symmetries, verify
 
 PLACEMENTS = {3: 16, 4: 77, 5: 319}  # canonical musketeer placements (3-sets up to symmetry)
 
@@ -188,6 +189,10 @@ def test_a_damaged_chunk_is_reported(db4, tmp_path):
     assert not report.ok
     check = _check(report, "Fletcher32 checksums")
     assert not check.ok and "layer 7" in check.detail
+    for name in ("SHA-256 digests", "terminal rules", "local consistency"):
+        check = _check(report, name)
+        assert not check.ok and "layers 7..13 not checked" in check.detail
+    assert report.positions_checked == 77 * sum(comb(13, k) for k in range(7))
 
 
 def test_metadata_is_checked(db4, tmp_path):
@@ -208,6 +213,80 @@ def test_metadata_is_checked(db4, tmp_path):
     report = verify(path, progress=False)
     assert not report.ok and not _check(report, "storage order").ok
     assert not _check(report, "values").ok  # a foreign layout is not guessed at
+
+
+def _replace_layer(f, k, make):
+    name = f"layer_{k:02d}"
+    values, attrs = f[LAYER_GROUP][name][()], dict(f[LAYER_GROUP][name].attrs)
+    del f[LAYER_GROUP][name]
+    target = make(f[LAYER_GROUP], name, values)
+    for key, value in attrs.items():
+        target.attrs[key] = value
+
+
+def test_a_layer_that_is_not_a_table_is_reported(db4, tmp_path):
+    path = tmp_path / "group.h5"
+    shutil.copy(db4, path)
+    with h5py.File(path, "r+") as f:
+        _replace_layer(f, 3, lambda group, name, values: group.create_group(name))
+    report = verify(path, progress=False)
+    assert not report.ok
+    assert "[3]" in _check(report, "layer shapes").detail
+    assert not _check(report, "values").ok
+
+
+def test_an_unchunked_layer_is_still_checked(db4, tmp_path):
+    # Without chunks there is no Fletcher32: the filter check fails, the values are sound.
+    path = tmp_path / "contiguous.h5"
+    shutil.copy(db4, path)
+    with h5py.File(path, "r+") as f:
+        _replace_layer(f, 3, lambda group, name, values: group.create_dataset(name, data=values))
+    report = verify(path, progress=False)
+    assert not report.ok and "[3]" in _check(report, "layer filters").detail
+    assert _check(report, "local consistency").ok and _check(report, "SHA-256 digests").ok
+
+
+def test_the_symmetries_are_those_of_the_square():
+    # Written out here square by square: (row, col) -> image for each of the 8.
+    for n in (3, 4, 5):
+        last = n - 1
+        expected = {
+            tuple(f(r, c)[0] * n + f(r, c)[1] for r in range(n) for c in range(n))
+            for f in (
+                lambda r, c: (r, c), lambda r, c: (c, last - r),
+                lambda r, c: (last - r, last - c), lambda r, c: (last - c, r),
+                lambda r, c: (r, last - c), lambda r, c: (last - r, c),
+                lambda r, c: (c, r), lambda r, c: (last - c, last - r),
+            )
+        }
+        got = symmetries(n)
+        assert {tuple(int(x) for x in row) for row in got} == expected and len(got) == 8
+
+
+@pytest.mark.parametrize("args, message", [
+    (["verify", "{tmp}"], "is a directory"),
+    (["verify", "{tmp}/junk.h5"], "not an HDF5 file"),
+    (["verify", "{tmp}/missing.h5"], "no database at"),
+    (["verify", "{db}", "--max-reports", "-1"], "0 or more"),
+])
+def test_command_line_errors_are_one_line(db3, tmp_path, capsys, args, message):
+    (tmp_path / "junk.h5").write_text("not hdf5")
+    assert main([a.format(tmp=tmp_path, db=db3) for a in args] + ["--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("retro: error: ") and captured.err.count("\n") == 1
+    assert message in captured.err and "Traceback" not in captured.err
+
+
+def test_the_command_names_a_wrong_value(db4, tmp_path, capsys):
+    path = tmp_path / "flipped.h5"
+    shutil.copy(db4, path)
+    k, p, col = _location(FLIPPED)
+    _rewrite(path, {(k, p, col): _minimax(FLIPPED) ^ 2}, update_digest=True)
+    assert main(["verify", str(path), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    named = [line for line in out.splitlines() if line.startswith("  E ")]
+    assert named and named[0].split(":")[0].strip() in _images(FLIPPED)
+    assert "NOT correct" in out
 
 
 def test_files_that_are_not_databases(tmp_path, db4):

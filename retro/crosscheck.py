@@ -1,0 +1,184 @@
+"""Cross-check a database against the independent alpha-beta solver.
+
+Positions come from two sources, half each:
+
+* **uniform**: table entries drawn uniformly from the whole index space (side,
+  placement and enemy mask; for an endgame database, from its layers only), so every
+  kind of position, reachable or not, can be drawn;
+* **games**: a position drawn uniformly from a random game played from the standard
+  start (random legal moves to the end), the positions real games go through.
+
+Each is solved by :mod:`retro.alphabeta` (who wins; with ``exact``, in how many
+plies too) and probed in the database; any difference is a disagreement. Each
+worker process keeps one solver for all its positions: values are relative to the
+position, so its table stays valid from one to the next.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from math import comb
+from multiprocessing import get_context
+
+import numpy as np
+
+from .alphabeta import Solver, musketeers_solver, plies_of, winner_of
+from .games import MUSKETEERS, canonical, game_tables, musketeers_state
+from .indexing import indexer, position_at
+from .position import Position
+from .probe import open_database
+
+UNIFORM, GAMES = "uniform", "games"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A position where the database and alpha-beta differ."""
+
+    position: str
+    origin: str
+    database: dict
+    alphabeta: dict
+
+
+@dataclass
+class CrosscheckReport:
+    """The result of :func:`crosscheck`."""
+
+    path: str
+    exact: bool = False
+    samples: int = 0
+    by_origin: dict = field(default_factory=lambda: {UNIFORM: 0, GAMES: 0})
+    distinct: int = 0  # distinct positions solved (symmetric copies and repeats count once)
+    agreed: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+    seconds: float = 0.0
+    nodes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path, "exact": self.exact, "samples": self.samples, "by_origin": self.by_origin,
+            "distinct": self.distinct,
+            "agreed": self.agreed, "ok": self.ok, "seconds": round(self.seconds, 2),
+            "nodes": self.nodes,
+            "disagreements": [d.__dict__ for d in self.disagreements],
+        }
+
+
+def uniform_positions(size: int, count: int, rng: np.random.Generator,
+                      max_guards: int | None = None) -> list[Position]:
+    """Table entries drawn uniformly (over layers 0..max_guards), as positions."""
+    ix = indexer(size)
+    top = ix.free if max_guards is None else max_guards
+    weights = np.array([comb(ix.free, k) for k in range(top + 1)], dtype=float)
+    layers = rng.choice(top + 1, size=count, p=weights / weights.sum())
+    positions = []
+    for k in layers:
+        squares = rng.choice(ix.free, size=int(k), replace=False)
+        mask = int(sum(1 << int(i) for i in squares))
+        positions.append(position_at(int(rng.integers(2)), int(rng.integers(ix.placement_count)),
+                                     mask, size))
+    return positions
+
+
+def game_positions(size: int, count: int, rng: np.random.Generator) -> list[Position]:
+    """One position drawn uniformly from each of ``count`` random games from the start."""
+    positions = []
+    for _ in range(count):
+        position = Position.start(size)
+        seen = [position]
+        while (moves := position.legal_moves()):
+            position = position.play(moves[int(rng.integers(len(moves)))])
+            seen.append(position)
+        positions.append(seen[int(rng.integers(len(seen)))])
+    return positions
+
+
+CHUNK = 20  # positions per task handed to a worker
+
+_solver: Solver | None = None  # one per worker process, its table kept across tasks
+_exact = False
+
+
+def _start_worker(size: int, table_bits: int, exact: bool) -> None:
+    global _solver, _exact
+    _solver, _exact = musketeers_solver(size, table_bits=table_bits), exact
+
+
+def _solve_chunk(states: list[int]) -> tuple[list[int], int]:
+    before = _solver.stats.nodes
+    values = _solver.values(np.array(states, dtype=np.int64), exact=_exact)
+    return values.tolist(), _solver.stats.nodes - before
+
+
+def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, seed: int = 0,
+               exact: bool = False, workers: int | None = None, table_bits: int = 25,
+               progress: Callable[[int], None] | None = None) -> CrosscheckReport:
+    """Solve ``samples`` positions by alpha-beta and compare with the database at ``path``.
+
+    Compares who wins; with ``exact`` the number of plies too (much slower: proving
+    that the loser cannot last longer means searching every move of the winner).
+    ``workers`` processes (default: one per core) each keep a solver with a table of
+    ``2**table_bits`` entries. Game positions go first: the ones near the start are
+    the expensive ones, and the later ones find their values in the table.
+    ``progress`` is called with the number of positions done so far.
+    """
+    if samples < 0:
+        raise ValueError("the number of samples cannot be negative")
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    with open_database(path) as db:
+        size, top = db.size, db.max_guards
+        from_games = samples // 2 if top >= indexer(size).free else 0
+        drawn = [(p, GAMES) for p in game_positions(size, from_games, rng)]
+        drawn += [(p, UNIFORM) for p in uniform_positions(size, samples - from_games, rng, top)]
+        expected = [db.probe(p).as_dict() for p, _ in drawn]
+        report = CrosscheckReport(str(db.path), exact)
+    # Solve each distinct position once: random games often pass through the same
+    # early positions, which are the expensive ones. The key is the solver's own
+    # canonical image, so symmetric copies count as one.
+    tables = game_tables(MUSKETEERS, size)
+    keys = [int(canonical(musketeers_state(p), tables)[0]) for p, _ in drawn]
+    distinct = list(dict.fromkeys(keys))
+    drawn_with_key: dict[int, list[int]] = {}
+    for i, key in enumerate(keys):
+        drawn_with_key.setdefault(key, []).append(i)
+    states = distinct
+    chunks = [list(range(i, min(i + CHUNK, len(states)))) for i in range(0, len(states), CHUNK)]
+    report.distinct = len(distinct)
+    workers = workers or os.cpu_count() or 1
+    done = 0
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
+                             initargs=(size, table_bits, exact)) as pool:
+        jobs = {pool.submit(_solve_chunk, [states[i] for i in chunk]): chunk for chunk in chunks}
+        for job in as_completed(jobs):
+            values, nodes = job.result()
+            report.nodes += nodes
+            for j, value in zip(jobs[job], values):
+                for i in drawn_with_key[states[j]]:
+                    position, origin = drawn[i]
+                    found = {"winner": winner_of(value, position.side).value}
+                    wanted = dict(expected[i])
+                    if exact:
+                        found["plies"] = plies_of(value)
+                    else:
+                        del wanted["plies"]
+                    report.samples += 1
+                    report.by_origin[origin] += 1
+                    if found == wanted:
+                        report.agreed += 1
+                    else:
+                        report.disagreements.append(Disagreement(str(position), origin, wanted, found))
+                    done += 1
+            if progress is not None:
+                progress(done)
+    report.seconds = time.perf_counter() - started
+    return report

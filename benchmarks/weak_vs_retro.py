@@ -104,7 +104,7 @@ def every_4x4_entry(db_path: Path) -> dict:
                 musketeers_win, plies = db.probe_many((side, musketeers, enemies))
             mover_wins = values > 0
             ab_musketeers_win = np.where(side == 0, mover_wins, ~mover_wins)
-            ab_plies = np.array([plies_of(int(v)) for v in values])
+            ab_plies = plies_of(values)
             figures["agree"] = int(np.sum((ab_musketeers_win == musketeers_win) & (ab_plies == plies)))
     return figures
 
@@ -121,6 +121,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from retro import Position
+    from retro.build import positions_in_layers
+    from retro.indexing import indexer
 
     start = str(Position.start())
     with tempfile.TemporaryDirectory() as scratch:
@@ -138,7 +140,7 @@ def main() -> None:
         figures = {
             "retrograde": {
                 "build_5x5_seconds": round(build5, 2),
-                "positions": 2 * 319 * 2**22,
+                "positions": positions_in_layers(indexer(5), 0, indexer(5).free),
                 "start": {k: json.loads(probe)[k] for k in ("winner", "plies")},
             },
             "alphabeta": {

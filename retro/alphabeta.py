@@ -35,6 +35,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import games
+from .bits import triple_rank
 from .games import GameTables, generate, result, terminal
 from .position import Move, Position, Side
 
@@ -277,8 +278,8 @@ def negamax(root, alpha, beta, g, ctx):
                 # symmetry canonicalises them, the child's key is the parent's with
                 # the two squares toggled.
                 incremental = (symmetry and game == games.MUSKETEERS and state & 1 == 1
-                               and trios[games._trio_rank((state >> games.MUSKETEER_SHIFT)
-                                                          & full), 1] < 0)
+                               and trios[triple_rank((state >> games.MUSKETEER_SHIFT)
+                                                     & full), 1] < 0)
                 # Two passes: compute every child's bucket and ask for its cache line,
                 # then read them; the misses overlap instead of coming one by one.
                 for i in range(count):

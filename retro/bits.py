@@ -18,3 +18,14 @@ def popcount(x):
 def lowest_bit_index(x):
     """Index of the lowest set bit of ``x`` (``x`` must be non-zero)."""
     return popcount((x & -x) - 1)
+
+
+@njit(cache=True, inline="always")
+def triple_rank(bb):
+    """Colex rank of a 3-square bitboard among all 3-square sets."""
+    a = lowest_bit_index(bb)
+    bb &= bb - 1
+    b = lowest_bit_index(bb)
+    bb &= bb - 1
+    c = lowest_bit_index(bb)
+    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6

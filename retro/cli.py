@@ -35,6 +35,17 @@ class UsageError(Exception):
     """Arguments that are well-formed but cannot be used together."""
 
 
+def _table_bits(text: str) -> int:
+    """argparse type of --table-bits: the solver's table sizes, 2**10 to 2**30 entries."""
+    try:
+        bits = int(text)
+    except ValueError:
+        bits = None
+    if bits is None or not 10 <= bits <= 30:
+        raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {text!r}")
+    return bits
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's own usage errors: one line, status 2
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -141,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="board size (checked against the position's)")
     solve.add_argument("--exact", action="store_true",
                        help="find the number of plies and a principal line too")
-    solve.add_argument("--table-bits", type=int, default=25, metavar="B",
+    solve.add_argument("--table-bits", type=_table_bits, default=25, metavar="B",
                        help="transposition table of 2**B entries, 16 bytes each (default: 25)")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -160,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
                             help="compare the number of plies too (much slower)")
     crosscheck.add_argument("--workers", type=int, metavar="W",
                             help="solver processes (default: one per core)")
-    crosscheck.add_argument("--table-bits", type=int, default=25, metavar="B",
+    crosscheck.add_argument("--table-bits", type=_table_bits, default=25, metavar="B",
                             help="transposition table of 2**B entries, 16 bytes each, per "
                             "worker (default: 25)")
     crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -364,8 +375,6 @@ def _solve(args: argparse.Namespace) -> int:
     position = Position.parse(args.position)
     if args.board is not None and args.board != position.size:
         raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
-    if not 10 <= args.table_bits <= 30:
-        raise UsageError("--table-bits must be between 10 and 30")
     solver = musketeers_solver(position.size, table_bits=args.table_bits)
     solution = solve(position, exact=args.exact, solver=solver)
     if args.json:
@@ -398,8 +407,6 @@ def _crosscheck(args: argparse.Namespace) -> int:
         raise UsageError("--samples must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    if not 10 <= args.table_bits <= 30:
-        raise UsageError("--table-bits must be between 10 and 30")
     with open_database(args.db):  # fails early, with the build hint, if missing
         pass
     bar = _progress(args.samples, not args.quiet, "pos", "crosscheck")

@@ -146,24 +146,23 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
     # early positions, which are the expensive ones. The key is the solver's own
     # canonical image, so symmetric copies count as one.
     tables = game_tables(MUSKETEERS, size)
-    keys = [int(canonical(musketeers_state(p), tables)[0]) for p, _ in drawn]
-    distinct = list(dict.fromkeys(keys))
-    drawn_with_key: dict[int, list[int]] = {}
-    for i, key in enumerate(keys):
+    drawn_with_key: dict[int, list[int]] = {}  # in first-drawn order: game positions first
+    for i, (position, _) in enumerate(drawn):
+        key = int(canonical(musketeers_state(position), tables)[0])
         drawn_with_key.setdefault(key, []).append(i)
-    states = distinct
-    chunks = [list(range(i, min(i + CHUNK, len(states)))) for i in range(0, len(states), CHUNK)]
-    report.distinct = len(distinct)
+    keys = list(drawn_with_key)
+    chunks = [keys[i:i + CHUNK] for i in range(0, len(keys), CHUNK)]
+    report.distinct = len(keys)
     workers = workers or os.cpu_count() or 1
     done = 0
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
                              initargs=(size, table_bits, exact)) as pool:
-        jobs = {pool.submit(_solve_chunk, [states[i] for i in chunk]): chunk for chunk in chunks}
+        jobs = {pool.submit(_solve_chunk, chunk): chunk for chunk in chunks}
         for job in as_completed(jobs):
             values, nodes = job.result()
             report.nodes += nodes
-            for j, value in zip(jobs[job], values):
-                for i in drawn_with_key[states[j]]:
+            for key, value in zip(jobs[job], values):
+                for i in drawn_with_key[key]:
                     position, origin = drawn[i]
                     found = {"winner": winner_of(value, position.side).value}
                     wanted = dict(expected[i])

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .bits import lowest_bit_index, popcount
+from .bits import lowest_bit_index, popcount, triple_rank
 from .position import Move, Position, Side, square_name
 
 NIM, TICTACTOE, MUSKETEERS = 0, 1, 2
@@ -129,16 +129,6 @@ def _image(bb, sym, symmetry_bytes):
 
 
 @njit(cache=True, inline="always")
-def _trio_rank(bb):
-    a = lowest_bit_index(bb)
-    bb &= bb - 1
-    b = lowest_bit_index(bb)
-    bb &= bb - 1
-    c = lowest_bit_index(bb)
-    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
-
-
-@njit(cache=True, inline="always")
 def _emit(targets, step, out, count):
     """Append a move code for each target square, its mover ``step`` squares back."""
     while targets:
@@ -232,7 +222,7 @@ def _canonical(state, game, side_mask, low_shift, high_shift, cells, symmetry_by
         # a position yields the same candidates, hence the same key.
         musketeers = (state >> MUSKETEER_SHIFT) & cells
         enemies = state >> ENEMY_SHIFT
-        trio = _trio_rank(musketeers)
+        trio = triple_rank(musketeers)
         best_sym = trios[trio, 0]
         moved = _image(musketeers, best_sym, symmetry_bytes)
         best = _image(enemies, best_sym, symmetry_bytes)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .bits import lowest_bit_index, popcount
+from .bits import lowest_bit_index, popcount, triple_rank
 from .position import Position, Side
 
 MAX_FREE = 24  # mask bits the tables support (5×5 needs 22)
@@ -167,17 +167,6 @@ def mask_rank(mask, rank_table):
     half = lowest_bit_index(rank_table.shape[1])
     low = mask & (rank_table.shape[1] - 1)
     return rank_table[0, low] + rank_table[1 + popcount(low), mask >> half]
-
-
-@njit(cache=True)
-def triple_rank(bb):
-    """Colex rank of a 3-square bitboard among all 3-square sets."""
-    a = lowest_bit_index(bb)
-    bb &= bb - 1
-    b = lowest_bit_index(bb)
-    bb &= bb - 1
-    c = lowest_bit_index(bb)
-    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
 
 
 @njit(cache=True)

@@ -47,8 +47,8 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .bits import popcount
-from .indexing import indexer, triple_rank
+from .bits import popcount, triple_rank
+from .indexing import indexer
 from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
 from .position import Move, Position, PositionError, Side, square_name
 from .storage import (

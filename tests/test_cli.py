@@ -122,13 +122,12 @@ class _Player(io.StringIO):
 def test_play_a_game_to_the_end(db4, monkeypatch, side):
     """A full game on 4x4, then the same moves again through a real pipe."""
     screen = io.StringIO()
-    with open_database(db4) as db:
-        # The human plays the first legal move (often a poor one) to reach the end quickly.
-        player = _Player(screen, lambda position: position.legal_moves()[0])
-        monkeypatch.setattr(sys, "stdin", player)
-        monkeypatch.setattr(sys, "stdout", screen)
-        code = main(["play", "--db", str(db4), "--as", side, "--seed", "7"])
-        monkeypatch.undo()
+    # The human plays the first legal move (often a poor one) to reach the end quickly.
+    player = _Player(screen, lambda position: position.legal_moves()[0])
+    monkeypatch.setattr(sys, "stdin", player)
+    monkeypatch.setattr(sys, "stdout", screen)
+    code = main(["play", "--db", str(db4), "--as", side, "--seed", "7"])
+    monkeypatch.undo()
     transcript = screen.getvalue()
     assert code == 0
     assert "game over" in transcript.splitlines()[-1]

@@ -37,7 +37,7 @@ from numba.extending import intrinsic
 from . import games
 from .bits import triple_rank
 from .games import GameTables, generate, result, terminal
-from .position import Move, Position, Side
+from .position import Move, Position, Side, as_position
 
 WIN = 10_000
 INFINITY = 30_000
@@ -596,14 +596,17 @@ def plies_of(value: int) -> int:
     return WIN - abs(value)
 
 
-def solve(position: Position, *, exact: bool = False, line: bool = True,
+def solve(position: Position | str, *, exact: bool = False, line: bool = True,
           solver: Solver | None = None) -> Solution:
     """Solve ``position`` by alpha-beta: who wins, and with ``exact`` in how many plies.
 
-    Pass a solver to reuse its table across calls.
+    Pass a solver (of the position's board size) to reuse its table across calls.
     """
-    state = games.musketeers_state(position)
+    position = as_position(position)
     solver = solver or musketeers_solver(position.size)
+    if solver.tables.game != games.MUSKETEERS or solver.tables.size != position.size:
+        raise ValueError(f"the solver is not for Three Musketeers on {position.size}x{position.size}")
+    state = games.musketeers_state(position)
     before = solver.stats
     if exact:
         value = solver.value(state, exact=True)

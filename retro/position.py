@@ -320,5 +320,14 @@ class Position:
         ]
 
 
+def as_position(position: Position | str) -> Position:
+    """``position`` itself, or parsed when it is text; a TypeError for anything else."""
+    if isinstance(position, str):
+        return Position.parse(position)
+    if not isinstance(position, Position):
+        raise TypeError(f"expected a Position or position text, got {type(position).__name__}")
+    return position
+
+
 def _squares(bb: int) -> list[int]:
     return [s for s in range(bb.bit_length()) if (bb >> s) & 1]

@@ -50,7 +50,7 @@ from . import rules
 from .bits import popcount, triple_rank
 from .indexing import indexer
 from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from .position import Move, Position, PositionError, Side, square_name
+from .position import Move, Position, PositionError, Side, as_position, square_name
 from .storage import (
     BoardMismatchError,
     ChecksumError,
@@ -633,10 +633,7 @@ class Database:
     # --- internals -----------------------------------------------------------
 
     def _position(self, position: Position | str, *, check_layer: bool = True) -> Position:
-        if isinstance(position, str):
-            position = Position.parse(position)
-        elif not isinstance(position, Position):
-            raise TypeError(f"expected a Position or position text, got {type(position).__name__}")
+        position = as_position(position)
         if position.size != self.size:
             raise BoardMismatchError(
                 f"the position is on a {position.size}x{position.size} board but "

@@ -286,3 +286,14 @@ def test_hashing_without_the_side_to_move_confuses_positions():
         assert solver.value(musketeers_state(musketeers_to_move), exact=False) == 1
         winner = winner_of(solver.value(musketeers_state(enemy_to_move), exact=False), Side.ENEMY)
         assert (winner is Side.MUSKETEERS) is hash_side
+
+
+def test_solve_takes_text_and_refuses_what_it_cannot_solve():
+    text = "M XXO XOX OXX"
+    assert solve(text).winner is solve(Position.parse(text)).winner
+    with pytest.raises(TypeError):
+        solve(42)
+    with pytest.raises(ValueError, match="3x3"):
+        solve(text, solver=musketeers_solver(4))
+    with pytest.raises(ValueError, match="between 10 and 30"):
+        musketeers_solver(3, table_bits=5)

@@ -9,7 +9,11 @@ Quick start::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+from ._numba_cache import ensure_numba_cache
+
+ensure_numba_cache()  # before the first @njit(cache=True) below
 
 from .outcome import Outcome
 from .position import (

@@ -11,6 +11,7 @@ value, a disagreement, a batch line that could not be answered) exits with 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -25,6 +26,8 @@ EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
 
 POSITION_HELP = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
                  "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
@@ -44,6 +47,20 @@ def _table_bits(text: str) -> int:
     if bits is None or not 10 <= bits <= 30:
         raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {text!r}")
     return bits
+
+
+def _port(text: str) -> int:
+    """argparse type of --port: 0 (any free port) to 65535."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def _workers(text: str) -> int:
+    """argparse type of --workers: 1 to 64 processes."""
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {text!r}")
+    return int(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -176,6 +193,23 @@ def _parser() -> argparse.ArgumentParser:
                             "worker (default: 25)")
     crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
     crosscheck.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    serve = command(
+        "serve", "serve a web page and a JSON API to explore and play the solved game",
+        "Serve the databases over HTTP: a page to explore every position and play against "
+        "the perfect player, and the JSON API under /api/v1/ (probe, line, play, batch "
+        "probes, info). Without --db it serves the default file of each board size found "
+        "in db/. It binds to the loopback address unless --host says otherwise. Stop it "
+        "with Ctrl-C.")
+    serve.add_argument("--db", type=Path, metavar="PATH", action="append",
+                       help="database file to serve (repeat for several board sizes; "
+                       "default: every db/three-musketeers-NxN.h5 found)")
+    serve.add_argument("--host", default=DEFAULT_HOST,
+                       help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
+    serve.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                       help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")
+    serve.add_argument("--workers", type=_workers, default=1, metavar="N",
+                       help="server processes sharing the port and the files (default: 1)")
     return parser
 
 
@@ -183,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler = {
         "build": _build, "probe": _probe, "play": _play, "verify": _verify,
-        "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck,
+        "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
     }[args.command]
     try:
         return handler(args)
@@ -242,16 +276,25 @@ def _build(args: argparse.Namespace) -> int:
 # --- probe and play ------------------------------------------------------------------------
 
 
+def _input(reason: str):
+    """Standard input, or a UsageError when the command was started without one."""
+    if sys.stdin is None:
+        raise UsageError(f"standard input is closed; {reason}")
+    return sys.stdin
+
+
 def _probe(args: argparse.Namespace) -> int:
-    from .probe import DatabasePool, format_probe, open_database, probe_json, probe_lines
+    from .probe import DatabasePool, open_database
+    from .text import format_probe, probe_json, probe_lines
 
     if args.position is None:
-        if sys.stdin.isatty():
+        stdin = _input("give a POSITION, or positions one per line on standard input")
+        if stdin.isatty():
             print("retro probe: reading positions from standard input, one per line "
                   "(end with Ctrl-D)", file=sys.stderr)
         failed = False
         with DatabasePool(args.db) as pool:
-            for answer in probe_lines(sys.stdin, pool, as_json=args.json):
+            for answer in probe_lines(stdin, pool, as_json=args.json):
                 print(answer.text, flush=True)
                 failed = failed or not answer.ok
         return EXIT_FOUND_PROBLEMS if failed else 0
@@ -269,12 +312,13 @@ def _play(args: argparse.Namespace) -> int:
     from .play import play_game
     from .probe import open_database
 
+    stdin = _input("retro play reads your moves from it")
     start = Position.parse(args.start) if args.start else None
     # Without --start, a missing --db file names its board from its file name if it can.
     size = start.size if start is not None else None if args.db else rules.DEFAULT_SIZE
     with open_database(args.db, size=size) as db:
         # Piped input is a script: an illegal move in it is an error, not a retry.
-        return play_game(db, Side(args.human), start, args.seed, strict=not sys.stdin.isatty())
+        return play_game(db, Side(args.human), start, args.seed, stdin, strict=not stdin.isatty())
 
 
 # --- verify and analyze --------------------------------------------------------------------
@@ -306,6 +350,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _analyze(args: argparse.Namespace) -> int:
     from .analyze import analyze, plot, plot_directory
+    from .text import analysis_text
 
     path = args.path or default_path()
     if args.plot is not None:  # fail now, not after the whole analysis
@@ -315,55 +360,10 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(_analysis_text(report))
+        print(analysis_text(report))
     for chart in charts:
         print(f"wrote {chart}", file=sys.stderr)
     return 0
-
-
-def _analysis_text(report: dict) -> str:
-    n = report["board_size"]
-    lines = [f"{report['path']}: {n}x{n}, layers 0..{report['max_guards']}, "
-             f"{report['positions']['entries']:,} table entries, "
-             f"{report['positions']['distinct']:,} distinct positions"]
-    names = {"musketeers_to_move": "musketeers to move", "enemy_to_move": "enemy to move"}
-    for key, name in names.items():
-        side = report["sides"][key]
-        entries, distinct = side["entries"], side["distinct"]
-        lines.append(f"\n{name}:")
-        lines.append(f"  won by the musketeers: {entries['musketeers']:,} entries, "
-                     f"{distinct['musketeers']:,} distinct")
-        lines.append(f"  won by the enemy:      {entries['enemy']:,} entries, "
-                     f"{distinct['enemy']:,} distinct")
-        for winner in ("musketeers", "enemy"):
-            longest = side["longest"][winner]
-            if longest:
-                lines.append(f"  longest {winner} win: {longest['plies']} plies, "
-                             f"e.g. {longest['position']}")
-        if side.get("reachable_distinct") is not None:
-            lines.append(f"  reachable from the start: {side['reachable_distinct']:,} distinct "
-                         f"({100 * side['reachable_share']:.1f}% of all)")
-        lines.append(f"  {'':>9}   {'musketeers win':^29}   {'enemy wins':^29}".rstrip())
-        lines.append(f"  {'enemy men':>9}   {'entries':>14} {'distinct':>14}   "
-                     f"{'entries':>14} {'distinct':>14}   {'reachable':>10}")
-        for layer in side["by_enemy_count"]:
-            entries, won = layer["entries"], layer["distinct"]
-            reached = layer.get("reachable_distinct")
-            lines.append(f"  {layer['enemy_men']:>9}   {entries['musketeers']:>14,} "
-                         f"{won['musketeers']:>14,}   {entries['enemy']:>14,} {won['enemy']:>14,}"
-                         f"   {'' if reached is None else format(reached, ','):>10}")
-        plies = side["plies"]
-        lines.append(f"  {'plies':>9}   {'musketeers win':>14}   {'enemy wins':>14}   (distinct)")
-        for ply, (m, e) in enumerate(zip(plies["musketeers"]["distinct"],
-                                         plies["enemy"]["distinct"])):
-            if m or e:
-                lines.append(f"  {ply:>9}   {m:>14,}   {e:>14,}")
-    reach = report.get("reachable")
-    if reach:
-        lines.append(f"\nreachable from {reach['start']}: {reach['distinct']['total']:,} "
-                     f"distinct positions, {100 * reach['share']['total']:.1f}% of all "
-                     f"positions with 0..{reach['max_enemy_men']} enemy men")
-    return "\n".join(lines)
 
 
 # --- solve and crosscheck ------------------------------------------------------------------
@@ -431,17 +431,49 @@ def _crosscheck(args: argparse.Namespace) -> int:
     return 0 if report.ok else EXIT_FOUND_PROBLEMS
 
 
+# --- serve ----------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .web.server import serve
+
+    return serve(args.db, host=args.host, port=args.port, workers=args.workers)
+
+
 def run() -> None:
     """Console-script entry point."""
+    if sys.stderr is None:  # started with 2>&-: errors have nowhere to go but the status
+        sys.stderr = open(os.devnull, "w")
+    if sys.stdout is None:
+        sys.exit(_fail("standard output is closed; retro writes its answers there"))
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader left early (``retro probe < positions | head``): stop quietly.
-        # Point stdout at /dev/null so the interpreter's final flush cannot fail too.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         code = EXIT_BROKEN_PIPE
+    except OSError as error:  # a full disk behind > file, a closed descriptor, ...
+        _silence_stdout()
+        code = _fail(_os_error_text(error))
     sys.exit(code)
+
+
+def _os_error_text(error: OSError) -> str:
+    reason = error.strerror or str(error) or type(error).__name__
+    if error.filename:
+        return f"{error.filename}: {reason}"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF, errno.EIO):
+        return f"cannot write to standard output: {reason}"
+    return reason
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail too."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -34,9 +34,12 @@ from typing import TextIO
 import numpy as np
 
 from . import rules
+from .errors import UnknownCommandError  # re-exported
 from .outcome import Outcome
 from .position import FILES, IllegalMoveError, Move, NotationError, Position, Side
-from .probe import RNG, Database, GameOverError, child_positions, choose, format_probe
+from .lookup import child_positions
+from .probe import RNG, Database, GameOverError, choose
+from .text import format_probe
 
 COMMANDS = {
     "hint": "show a best move",
@@ -45,10 +48,6 @@ COMMANDS = {
     "help": "show this list",
     "quit": "end the game",
 }
-
-
-class UnknownCommandError(NotationError):
-    """Input in a game that is neither a move nor a command (raised in strict mode)."""
 
 
 @dataclass(frozen=True)

@@ -15,53 +15,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import rules
+from .errors import (  # re-exported: their historic home
+    BoardSizeError,
+    IllegalMoveError,
+    MoveSyntaxError,
+    MusketeerCountError,
+    NotationError,
+    OverlapError,
+    PositionError,
+    RowCountError,
+    RowLengthError,
+    SideError,
+    UnknownCharacterError,
+)
 
 FILES = "abcde"
 MUSKETEER_CHAR, ENEMY_CHAR, EMPTY_CHAR = "O", "X", "."
-
-
-class PositionError(ValueError):
-    """Text or values that do not describe a valid position or move."""
-
-
-class NotationError(PositionError):
-    """Text that is not in retro's position or move notation."""
-
-
-class SideError(NotationError):
-    """The side to move is missing or is not ``M`` or ``E``."""
-
-
-class RowLengthError(NotationError):
-    """The row groups do not all have the same length."""
-
-
-class RowCountError(NotationError):
-    """The number of row groups does not match their length (the board is square)."""
-
-
-class UnknownCharacterError(NotationError):
-    """A row holds a character other than ``O``, ``X`` or ``.``."""
-
-
-class MoveSyntaxError(NotationError):
-    """Move text that is not of the form ``e1-d1``."""
-
-
-class BoardSizeError(PositionError):
-    """A board size other than 3, 4 or 5."""
-
-
-class MusketeerCountError(PositionError):
-    """A position without exactly three musketeers."""
-
-
-class OverlapError(PositionError):
-    """A square that holds both a musketeer and an enemy man, or lies off the board."""
-
-
-class IllegalMoveError(PositionError):
-    """A move that the rules do not allow in the given position."""
 
 
 class Side(enum.Enum):
@@ -280,6 +249,8 @@ class Position:
         """The position after ``move``; raise :class:`IllegalMoveError` if it is illegal."""
         if isinstance(move, str):
             move = Move.parse(move)
+        elif not isinstance(move, Move):
+            raise TypeError(f"expected a Move or move text like 'e1-d1', got {type(move).__name__}")
         winner = self.winner()
         if winner is not None:
             raise IllegalMoveError(f"the game is over ({winner.value} won): no move {move} allowed")

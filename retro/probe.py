@@ -18,373 +18,69 @@ Two modes:
 * **in memory** (``open_database(path, in_memory=True)``, or :meth:`Database.load`):
   every layer is read once into one flat array; probes are then pure array lookups.
 
-The value of an enemy-to-move position sits at a *flat index*: layer ``k`` starts at
-``offsets[k]`` and holds one row of ``C(free, k)`` values per placement. Every
-kernel here computes flat indices the same way, straight from the bitboards, with
-one table per 3-square set (:class:`ProbeTables`) instead of the builder's
-placement-then-symmetry route.
-
-The text helpers at the end (:func:`format_probe`, :func:`probe_json`,
-:func:`probe_lines`) are what ``retro probe`` prints.
+The kernels that locate a position's table entries live in :mod:`retro.lookup`;
+the text that front ends print, in :mod:`retro.text`.
 """
 
 from __future__ import annotations
 
 import os
 import random
-import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import cache
-from math import comb
 from pathlib import Path
-from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit
 
 from . import rules
-from .bits import popcount, triple_rank
-from .indexing import indexer
+from .errors import (  # BatchPositionError and GameOverError re-exported
+    BatchPositionError,
+    DatabaseClosedError,
+    DatabaseError,
+    GameOverError,
+    PositionError,
+)
+from .lookup import (
+    ALIGNED,
+    BAD_PIECES,
+    BAD_SIDE,
+    chunk_geometry,
+    child_positions,
+    combine_many,
+    first_invalid,
+    locate_many,
+    position_addresses,
+    probe_memory,
+    probe_tables,
+    status,
+    value_in_memory,
+)
 from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from .position import Move, Position, PositionError, Side, as_position, square_name
+from .position import Move, Position, Side, as_position, square_name
 from .storage import (
+    HDF5_ERRORS,
     BoardMismatchError,
     ChecksumError,
-    DatabaseError,
     DatabaseFile,
     DatabaseNotFoundError,
     IncompleteDatabaseError,
     PositionNotInDatabaseError,
+    build_command,  # re-exported
     default_path,
-    storage_order,
+    partial_path,
+    resume_command,
 )
+from .text import result_text
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (1024 of 64 KiB)
 HDF5_CACHE_BYTES = 4 << 20  # HDF5's own cache: a few raw chunks, retro caches the rest
 BATCH_PIECE = 1 << 19  # on-disk batches are located in pieces of this many positions
 THREAD_MIN_POSITIONS = 100_000  # in-memory batches split over threads above this size
-MEMORY_BLOCK = 256  # positions located before their table entries are gathered
-
-# validity codes of batch entries
-OK, BAD_SIDE, BAD_PIECES, TOO_MANY_MEN = 0, 1, 2, 3
-ALIGNED = -1  # position_addresses: musketeers to move in a line, the enemy has won
 
 RNG = int | np.random.Generator | random.Random | None
 """``rng`` arguments: None (deterministic), a seed, or a numpy/stdlib generator."""
-
-
-class GameOverError(PositionError):
-    """A move was asked of a finished position."""
-
-
-class BatchPositionError(PositionError):
-    """An entry of a ``(side, musketeers, enemies)`` batch is not a valid position."""
-
-
-# --- tables ------------------------------------------------------------------------
-
-
-class ProbeTables(NamedTuple):
-    """Flat-index tables of one board size and layer count, for jitted code."""
-
-    full: int  # bitboard of every square
-    placement_of: np.ndarray  # int64 (C(squares, 3),): canonical placement of each 3-set
-    aligned: np.ndarray  # bool (C(squares, 3),): the 3-set lies in one row or column
-    square_bit: np.ndarray  # int64 (C(squares, 3), squares): storage-mask bit of each enemy square, 0 under a musketeer
-    neighbours: np.ndarray  # int64 (squares,): bitboard of the squares next to each square
-    row_base: np.ndarray  # int64 (layers, P): flat index of each layer row
-    rank_table: np.ndarray  # int32: colex ranks, see retro.indexing.mask_rank
-    offsets: np.ndarray  # int64 (layers + 1,): flat index where each layer starts
-
-
-@cache
-def probe_tables(size: int, max_guards: int) -> ProbeTables:
-    """Tables for a ``size``×``size`` database holding layers ``0..max_guards``."""
-    ix = indexer(size)
-    b = ix.board
-    order = storage_order(size).astype(np.int64)
-    triples = comb(b.squares, 3)
-    square_bit = np.zeros((triples, b.squares), dtype=np.int64)
-    aligned = np.zeros(triples, dtype=np.bool_)
-    storage_bit = np.empty(ix.free, dtype=np.int64)
-    for t in range(triples):
-        p, g = int(ix.canon_placement[t]), int(ix.canon_symmetry[t])
-        aligned[t] = ix.aligned[p]
-        storage_bit[order[p]] = np.arange(ix.free)  # mask bit -> storage bit
-        for square in range(b.squares):
-            i = ix.free_index[p, b.symmetry[g, square]]
-            if i >= 0:
-                square_bit[t, square] = 1 << int(storage_bit[i])
-    neighbours = np.zeros(b.squares, dtype=np.int64)
-    for square in range(b.squares):
-        for d in range(4):
-            if b.neighbours[square, d] >= 0:
-                neighbours[square] |= 1 << int(b.neighbours[square, d])
-    rows = np.array([comb(ix.free, k) for k in range(max_guards + 1)], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(rows * ix.placement_count)]).astype(np.int64)
-    row_base = offsets[:-1, None] + rows[:, None] * np.arange(ix.placement_count)[None, :]
-    tables = ProbeTables(
-        full=b.full,
-        placement_of=np.asarray(ix.canon_placement, dtype=np.int64),
-        aligned=aligned,
-        square_bit=square_bit,
-        neighbours=neighbours,
-        row_base=np.ascontiguousarray(row_base),
-        rank_table=ix.rank_table,
-        offsets=offsets,
-    )
-    for table in tables[1:]:
-        table.setflags(write=False)
-    return tables
-
-
-class ChunkGeometry(NamedTuple):
-    """How flat indices fall into the HDF5 chunks of each layer."""
-
-    offsets: np.ndarray  # int64 (layers + 1,): flat index where each layer starts
-    row_length: np.ndarray  # int64 (layers,): C(free, k)
-    chunk_rows: np.ndarray  # int64 (layers,)
-    chunk_cols: np.ndarray  # int64 (layers,)
-    col_chunks: np.ndarray  # int64 (layers,): chunks across one layer row
-    first_chunk: np.ndarray  # int64 (layers + 1,): global number of each layer's first chunk
-
-
-def _chunk_geometry(datasets: list, offsets: np.ndarray) -> ChunkGeometry:
-    shapes = np.array([d.shape for d in datasets], dtype=np.int64)
-    chunks = np.array([d.chunks for d in datasets], dtype=np.int64)
-    row_chunks = -(-shapes[:, 0] // chunks[:, 0])
-    col_chunks = -(-shapes[:, 1] // chunks[:, 1])
-    first = np.concatenate([[0], np.cumsum(row_chunks * col_chunks)]).astype(np.int64)
-    return ChunkGeometry(offsets, shapes[:, 1].copy(), chunks[:, 0].copy(), chunks[:, 1].copy(),
-                         col_chunks, first)
-
-
-# --- kernels -----------------------------------------------------------------------
-#
-# Top-level kernels take the ProbeTables tuple once and hand its arrays to the inlined
-# helpers one by one: passing the tuple itself into a helper in a hot loop costs a
-# reference-count round trip per member and call (measured 30x slower).
-
-
-@njit(cache=True, inline="always")
-def _low_bit(x):
-    return popcount((x & -x) - 1)
-
-
-@njit(cache=True, inline="always")
-def _flat_index(musketeers, enemies, square_bit, placement_of, row_base, rank_table):
-    """Flat index of the enemy-to-move position (musketeers, enemies)."""
-    triple = triple_rank(musketeers)
-    stored = 0
-    rest = enemies
-    while rest:
-        stored |= square_bit[triple, _low_bit(rest)]
-        rest &= rest - 1
-    # Colex rank of the storage mask, as retro.indexing.mask_rank.
-    width = rank_table.shape[1]
-    low = stored & (width - 1)
-    rank = rank_table[0, low] + rank_table[1 + popcount(low), stored >> _low_bit(width)]
-    return row_base[popcount(enemies), placement_of[triple]] + rank
-
-
-@njit(cache=True, inline="always")
-def _status(side, musketeers, enemies, full, max_guards):
-    if side != rules.MUSKETEERS and side != rules.ENEMY:
-        return BAD_SIDE
-    if (musketeers < 0 or enemies < 0 or (musketeers | enemies) & ~full
-            or musketeers & enemies or popcount(musketeers) != rules.MUSKETEER_COUNT):
-        return BAD_PIECES
-    if popcount(enemies) > max_guards:
-        return TOO_MANY_MEN
-    return OK
-
-
-@njit(cache=True, inline="always")
-def _table_entries(side, musketeers, enemies, aligned, neighbours, square_bit, placement_of,
-                   row_base, rank_table, out, at):
-    """Write the flat indices a position's value needs to ``out[at:]``; return how many.
-
-    Enemy to move: its own entry. Musketeers to move: one entry per capture (none
-    when they stand in a line or cannot capture: see :func:`_combine`).
-    """
-    if side == rules.ENEMY:
-        out[at] = _flat_index(musketeers, enemies, square_bit, placement_of, row_base, rank_table)
-        return 1
-    if aligned[triple_rank(musketeers)]:
-        return 0
-    j = at
-    rest = musketeers
-    while rest:
-        source = _low_bit(rest)
-        rest &= rest - 1
-        targets = neighbours[source] & enemies
-        while targets:
-            bit = targets & -targets
-            targets ^= bit
-            out[j] = _flat_index(musketeers ^ (np.int64(1) << source) ^ bit, enemies ^ bit,
-                                 square_bit, placement_of, row_base, rank_table)
-            j += 1
-    return j - at
-
-
-@njit(cache=True, inline="always")
-def _combine(side, musketeers, got, first, last, aligned, keys, best_values):
-    """A position's value from its table entries ``got[first:last]``."""
-    if side == rules.ENEMY:
-        return got[first]
-    if aligned[triple_rank(musketeers)]:
-        return ENEMY_WON
-    best = 0  # no capture: rule 4, the musketeers have won
-    for j in range(first, last):
-        best = max(best, keys[got[j]])
-    return best_values[best]
-
-
-@njit(cache=True, nogil=True)
-def first_invalid(side, musketeers, enemies, t, max_guards):
-    """Index of the first entry that is not a position of the database, or -1.
-
-    A separate pass, so that the probing loops carry no validity branches.
-    """
-    full = t.full
-    for i in range(len(side)):
-        if _status(side[i], np.int64(musketeers[i]), np.int64(enemies[i]), full, max_guards) != OK:
-            return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def probe_memory(side, musketeers, enemies, t, flat, values):
-    """Values of many (valid) positions from the in-memory table ``flat``.
-
-    Positions go in blocks: first every table entry of the block is located, then
-    all are loaded in one tight loop, so the cache misses overlap instead of
-    queueing behind the index arithmetic.
-    """
-    aligned, neighbours, square_bit = t.aligned, t.neighbours, t.square_bit
-    placement_of, row_base, rank_table = t.placement_of, t.row_base, t.rank_table
-    keys = PREFERENCE_KEYS[rules.MUSKETEERS]
-    best_values = VALUE_OF_BEST_KEY[rules.MUSKETEERS]
-    index = np.empty(MEMORY_BLOCK * 4 * rules.MUSKETEER_COUNT, dtype=np.int64)
-    got = np.empty(len(index), dtype=np.uint8)
-    first = np.empty(MEMORY_BLOCK + 1, dtype=np.int64)
-    n = len(side)
-    for lo in range(0, n, MEMORY_BLOCK):
-        hi = min(n, lo + MEMORY_BLOCK)
-        j = 0
-        for i in range(lo, hi):
-            first[i - lo] = j
-            j += _table_entries(side[i], np.int64(musketeers[i]), np.int64(enemies[i]),
-                                aligned, neighbours, square_bit, placement_of, row_base,
-                                rank_table, index, j)
-        first[hi - lo] = j
-        for q in range(j):
-            got[q] = flat[index[q]]
-        for i in range(lo, hi):
-            values[i] = _combine(side[i], np.int64(musketeers[i]), got, first[i - lo],
-                                 first[i - lo + 1], aligned, keys, best_values)
-
-
-@njit(cache=True)
-def value_in_memory(side, musketeers, enemies, t, flat):
-    """Value of one (valid, in-range) position from the in-memory table."""
-    index = np.empty(4 * rules.MUSKETEER_COUNT, dtype=np.int64)
-    got = np.empty(len(index), dtype=np.uint8)
-    count = _table_entries(side, musketeers, enemies, t.aligned, t.neighbours, t.square_bit,
-                           t.placement_of, t.row_base, t.rank_table, index, 0)
-    for q in range(count):
-        got[q] = flat[index[q]]
-    return _combine(side, musketeers, got, 0, count, t.aligned,
-                    PREFERENCE_KEYS[rules.MUSKETEERS], VALUE_OF_BEST_KEY[rules.MUSKETEERS])
-
-
-@njit(cache=True, inline="always")
-def _chunk_address(index, offsets, row_length, chunk_rows, chunk_cols, col_chunks, first_chunk,
-                   out, at):
-    """Write (global chunk number, offset in the chunk) of a flat index to ``out[at]``.
-
-    The offset counts in whole chunk rows (``row * chunk_cols + col``): edge chunks
-    are padded to the full chunk shape when read.
-    """
-    k = 0
-    while offsets[k + 1] <= index:
-        k += 1
-    inside = index - offsets[k]
-    row = inside // row_length[k]
-    col = inside - row * row_length[k]
-    chunk_row = row // chunk_rows[k]
-    chunk_col = col // chunk_cols[k]
-    out[at, 0] = first_chunk[k] + chunk_row * col_chunks[k] + chunk_col
-    out[at, 1] = (row - chunk_row * chunk_rows[k]) * chunk_cols[k] + col - chunk_col * chunk_cols[k]
-
-
-@njit(cache=True, nogil=True)
-def locate_many(side, musketeers, enemies, t, g, addresses, first):
-    """Chunk addresses of the table entries of many (valid) positions; how many.
-
-    Position ``i`` owns ``addresses[first[i]:first[i + 1]]``. Musketeers to move in a
-    line own none (their value needs no table entry).
-    """
-    aligned, neighbours, square_bit = t.aligned, t.neighbours, t.square_bit
-    placement_of, row_base, rank_table = t.placement_of, t.row_base, t.rank_table
-    offsets, row_length, chunk_rows = g.offsets, g.row_length, g.chunk_rows
-    chunk_cols, col_chunks, first_chunk = g.chunk_cols, g.col_chunks, g.first_chunk
-    index = np.empty(4 * rules.MUSKETEER_COUNT, dtype=np.int64)
-    j = 0
-    for i in range(len(side)):
-        first[i] = j
-        count = _table_entries(side[i], np.int64(musketeers[i]), np.int64(enemies[i]),
-                               aligned, neighbours, square_bit, placement_of, row_base,
-                               rank_table, index, 0)
-        for q in range(count):
-            _chunk_address(index[q], offsets, row_length, chunk_rows, chunk_cols, col_chunks,
-                           first_chunk, addresses, j + q)
-        j += count
-    first[len(side)] = j
-    return j
-
-
-@njit(cache=True)
-def position_addresses(side, musketeers, enemies, t, g, out):
-    """Chunk addresses of the table entries of one position; their number.
-
-    :data:`ALIGNED` (and nothing written) when the musketeers are to move in a line.
-    """
-    if side == rules.MUSKETEERS and t.aligned[triple_rank(musketeers)]:
-        return ALIGNED
-    index = np.empty(4 * rules.MUSKETEER_COUNT, dtype=np.int64)
-    count = _table_entries(side, musketeers, enemies, t.aligned, t.neighbours, t.square_bit,
-                           t.placement_of, t.row_base, t.rank_table, index, 0)
-    for q in range(count):
-        _chunk_address(index[q], g.offsets, g.row_length, g.chunk_rows, g.chunk_cols,
-                       g.col_chunks, g.first_chunk, out, q)
-    return count
-
-
-@njit(cache=True, nogil=True)
-def combine_many(side, musketeers, t, got, first, values):
-    """Values of many positions from their gathered table entries (see locate_many)."""
-    aligned = t.aligned
-    keys = PREFERENCE_KEYS[rules.MUSKETEERS]
-    best_values = VALUE_OF_BEST_KEY[rules.MUSKETEERS]
-    for i in range(len(side)):
-        values[i] = _combine(side[i], np.int64(musketeers[i]), got, first[i], first[i + 1],
-                             aligned, keys, best_values)
-
-
-@njit(cache=True)
-def child_positions(side, musketeers, enemies, b, out):
-    """Every legal move as (source, target, child musketeers, child enemies); how many."""
-    moves = np.empty((4 * b.squares, 2), dtype=np.int64)
-    count = rules.legal_moves(side, musketeers, enemies, b, moves)
-    for i in range(count):
-        child_m, child_e = rules.play(side, musketeers, enemies, moves[i, 0], moves[i, 1])
-        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = moves[i, 0], moves[i, 1], child_m, child_e
-    return count
 
 
 # --- the database ------------------------------------------------------------------
@@ -409,13 +105,19 @@ class Database:
     def __init__(self, path: str | os.PathLike, *, in_memory: bool = False,
                  cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self._file = DatabaseFile(path, cache_bytes=0 if in_memory else HDF5_CACHE_BYTES)
+        self._closed = False
+        try:
+            self._file.check_layout()
+        except DatabaseError:
+            self._file.close()
+            raise
         self.path = self._file.path
         self.size = self._file.size
         self.max_guards = self._file.max_guards
         self._board = rules.board(self.size)
         self._tables = probe_tables(self.size, self.max_guards)
         self._datasets = [self._file.dataset(k) for k in range(self.max_guards + 1)]
-        self._geometry = _chunk_geometry(self._datasets, self._tables.offsets)
+        self._geometry = chunk_geometry(self._datasets, self._tables.offsets)
         self._cache_chunks = max(1, cache_bytes // (1 << 16))
         # chunk number -> its padded values as bytes: indexing bytes gives plain ints fast
         self._chunks: OrderedDict[int, bytes] = OrderedDict()
@@ -436,6 +138,7 @@ class Database:
 
     def load(self) -> None:
         """Read every layer into memory (once); later probes touch no file."""
+        self._check_open()
         if self._flat is not None:
             return
         offsets = self._tables.offsets
@@ -444,17 +147,15 @@ class Database:
             view = flat[offsets[k]:offsets[k + 1]].reshape(dataset.shape)
             try:
                 dataset.read_direct(view)
-            except OSError as error:
-                raise ChecksumError(
-                    f"{self.path}: layer {k} failed its Fletcher32 checksum ({error}); "
-                    "the file is damaged"
-                ) from error
+            except HDF5_ERRORS as error:
+                raise self._file.checksum_error(k, error) from error
         self._flat = flat
         self._chunks.clear()
 
     @property
     def metadata(self) -> dict:
         """The file's self-description: format, rules, encoding, build information."""
+        self._check_open()
         return self._file.metadata
 
     def __enter__(self) -> Database:
@@ -464,8 +165,20 @@ class Database:
         self.close()
 
     def close(self) -> None:
+        """Close the file and free the cached values; later calls raise DatabaseClosedError."""
+        self._closed = True
         self._file.close()
         self._chunks.clear()
+        self._flat = None
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise DatabaseClosedError(f"the database {self.path} is closed")
 
     # --- single positions ----------------------------------------------------
 
@@ -512,7 +225,7 @@ class Database:
         position = self._position(position)
         moves = self.moves(position)
         if not moves:
-            raise GameOverError(f"the game is over in {position} ({_result(position)}): no move to play")
+            raise GameOverError(f"the game is over in {position} ({result_text(position)}): no move to play")
         best = preference(moves[0][1], position.side)
         return [pair for pair in moves if preference(pair[1], position.side) == best]
 
@@ -555,6 +268,7 @@ class Database:
 
     def _values(self, side: np.ndarray, musketeers: np.ndarray, enemies: np.ndarray) -> np.ndarray:
         """Encoded values of int64 arrays; raises for the first invalid entry."""
+        self._check_open()
         bad = first_invalid(side, musketeers, enemies, self._tables, self.max_guards)
         if bad >= 0:
             self._raise_for(bad, side, musketeers, enemies)
@@ -610,7 +324,17 @@ class Database:
             if not all(np.issubdtype(a.dtype, np.integer) or a.size == 0 for a in arrays):
                 raise TypeError("side, musketeers and enemies must be integer arrays")
             return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in arrays)
-        positions = [self._position(p, check_layer=False) for p in positions]
+        if isinstance(positions, (str, bytes, dict, set, frozenset, Position)) or not isinstance(
+                positions, Iterable):
+            raise TypeError("positions must be a list of positions (Position or text) or a "
+                            f"(side, musketeers, enemies) tuple of arrays, not {type(positions).__name__}")
+        checked = []
+        for i, p in enumerate(positions):
+            try:
+                checked.append(self._position(p, check_layer=False))
+            except (PositionError, DatabaseError, TypeError) as error:
+                raise type(error)(f"position {i}: {error}") from error
+        positions = checked
         return (
             np.array([p.side.code for p in positions], dtype=np.int64),
             np.array([p.musketeers for p in positions], dtype=np.int64),
@@ -618,7 +342,7 @@ class Database:
         )
 
     def _raise_for(self, i: int, side, musketeers, enemies) -> None:
-        code = _status(side[i], musketeers[i], enemies[i], self._tables.full, self.max_guards)
+        code = status(side[i], musketeers[i], enemies[i], self._tables.full, self.max_guards)
         where = f"position {i} (side={side[i]}, musketeers={musketeers[i]:#x}, enemies={enemies[i]:#x})"
         if code == BAD_SIDE:
             raise BatchPositionError(f"{where}: side must be 0 (musketeers) or 1 (enemy)")
@@ -633,6 +357,7 @@ class Database:
     # --- internals -----------------------------------------------------------
 
     def _position(self, position: Position | str, *, check_layer: bool = True) -> Position:
+        self._check_open()
         position = as_position(position)
         if position.size != self.size:
             raise BoardMismatchError(
@@ -682,10 +407,8 @@ class Database:
         r0, c0 = chunk_row * rows, chunk_col * cols
         try:
             block = self._datasets[k][r0:r0 + rows, c0:c0 + cols]
-        except OSError as error:
-            raise ChecksumError(
-                f"{self.path}: layer {k} failed its Fletcher32 checksum ({error}); the file is damaged"
-            ) from error
+        except HDF5_ERRORS as error:
+            raise self._file.checksum_error(k, error) from error
         if block.shape != (rows, cols):  # an edge chunk
             padded = np.zeros((rows, cols), dtype=np.uint8)
             padded[:block.shape[0], :block.shape[1]] = block
@@ -722,33 +445,16 @@ def open_database(path: str | os.PathLike | None = None, *, size: int | None = N
     except DatabaseNotFoundError as error:
         # An interrupted build leaves only its checkpoints: the file appears once the
         # build finishes, so "build it" would hide that resuming is all it takes.
-        partial = target.with_name(target.name + ".partial")
+        partial = partial_path(target)
         if partial.is_dir():
             layers = sum(1 for _ in partial.glob("layer_*.h5"))
             raise IncompleteDatabaseError(
                 f"the build of {target} did not finish ({layers} layers checkpointed in "
-                f"{partial}); run the same 'retro build' command again to resume it, e.g. "
-                f"{build_command(target, size)}"
+                f"{partial}); to resume it, run: {resume_command(target, size)}"
             ) from error
         raise DatabaseNotFoundError(
             f"no database at {target}; build it with: {build_command(target, size)}"
         ) from error
-
-
-def build_command(path: str | os.PathLike, size: int | None) -> str:
-    """The ``retro build`` command that writes the database ``path`` of board ``size``.
-
-    Without ``size``, a file name that names its board (``...-4x4.h5``) supplies it.
-    """
-    path = Path(path)
-    if size is None:
-        named = re.search(r"([0-9])x\1", path.name)
-        if named and int(named[1]) in rules.SIZES:
-            size = int(named[1])
-    command = f"retro build --board {size if size is not None else 'N'}"
-    if size is None or path != default_path(size):
-        command += f" --out {path}"
-    return command
 
 
 def choose(candidates: list, rng: RNG = None):
@@ -766,48 +472,6 @@ def choose(candidates: list, rng: RNG = None):
     if isinstance(rng, random.Random):
         return candidates[rng.randrange(len(candidates))]
     raise TypeError("rng must be None, an int seed, a numpy Generator or a random.Random")
-
-
-def _result(position: Position) -> str:
-    winner = position.winner()
-    if winner is None:
-        return "the game goes on"
-    return "the musketeers have won" if winner is Side.MUSKETEERS else "the enemy has won"
-
-
-# --- text for the command line -----------------------------------------------------
-
-
-def outcome_code(outcome: Outcome) -> str:
-    """Short form of an outcome, as the existing program prints it: ``E33``, ``M5``."""
-    return f"{'M' if outcome.winner is Side.MUSKETEERS else 'E'}{outcome.plies}"
-
-
-def format_probe(position: Position, outcome: Outcome, moves: list[tuple[Move, Outcome]],
-                 *, one_line: bool = False) -> str:
-    """Human-readable probe: the value in words, then every move with its outcome.
-
-    ::
-
-        M XXXXO XXXXX XXOXX XXXXX OXXXX: the enemy wins in 33 plies
-        E33 -> [e1-d1 E32, e1-e2 E32, ...]
-
-    Each move is followed by the outcome of the position it leads to (winner letter,
-    plies). ``one_line=True`` joins the two lines with ``"; "`` (batch mode).
-    """
-    listing = ", ".join(f"{move} {outcome_code(after)}" for move, after in moves)
-    first, second = f"{position}: {outcome}", f"{outcome_code(outcome)} -> [{listing}]"
-    return f"{first}; {second}" if one_line else f"{first}\n{second}"
-
-
-def probe_json(position: Position, outcome: Outcome, moves: list[tuple[Move, Outcome]]) -> dict:
-    """``{"position", "winner", "plies", "moves": [{"move", "winner", "plies"}, ...]}``."""
-    return {
-        "position": str(position),
-        "winner": outcome.winner.value,
-        "plies": outcome.plies,
-        "moves": [{"move": str(move), **after.as_dict()} for move, after in moves],
-    }
 
 
 class DatabasePool:
@@ -847,57 +511,3 @@ class DatabasePool:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-@dataclass(frozen=True)
-class BatchAnswer:
-    """One answer line of :func:`probe_lines`; ``ok`` is False for an error line."""
-
-    text: str
-    ok: bool
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def probe_lines(lines: Iterable[str], databases: Database | DatabasePool | Callable[[int], Database],
-                *, as_json: bool = False) -> Iterator[BatchAnswer]:
-    """Answer one position per line of text, one answer line each (batch mode).
-
-    Blank lines are skipped. An answer is :func:`format_probe` on one line, or
-    ``json.dumps(probe_json(...))`` with ``as_json``. A line that cannot be answered
-    (bad notation, illegal position, wrong board size, too many men for the file, a
-    missing or foreign database for that size) gets an error line and the batch goes
-    on: ``<line>: error: <message>``, or ``{"position": <line>, "error": <message>}``.
-    A damaged file (:class:`~retro.storage.ChecksumError`) stops the batch.
-    """
-    import json
-
-    if isinstance(databases, Database):
-        fixed = databases
-        get = lambda size: fixed
-    elif isinstance(databases, DatabasePool):
-        get = databases.get
-    else:
-        get = databases
-    for line in lines:
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            position = Position.parse(text)
-            db = get(position.size)
-            outcome = db.probe(position)
-            moves = db.moves(position)
-        except ChecksumError:
-            raise
-        except (PositionError, DatabaseError) as error:
-            if as_json:
-                yield BatchAnswer(json.dumps({"position": text, "error": str(error)}), False)
-            else:
-                yield BatchAnswer(f"{text}: error: {error}", False)
-            continue
-        if as_json:
-            yield BatchAnswer(json.dumps(probe_json(position, outcome, moves)), True)
-        else:
-            yield BatchAnswer(format_probe(position, outcome, moves, one_line=True), True)

@@ -25,7 +25,11 @@ value, so equal values form runs and the file compresses ~30% better.
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import os
+import re
+import shlex
 from functools import lru_cache
 from math import comb
 from pathlib import Path
@@ -35,6 +39,18 @@ import numpy as np
 from numba import njit, prange
 
 from . import rules
+from .errors import (  # re-exported: their historic home
+    BoardMismatchError,
+    ChecksumError,
+    DamagedDatabaseError,
+    DatabaseAccessError,
+    DatabaseClosedError,
+    DatabaseError,
+    DatabaseNotFoundError,
+    IncompleteDatabaseError,
+    NotADatabaseError,
+    PositionNotInDatabaseError,
+)
 from .indexing import Indexer, indexer, layer_masks, mask_rank
 from .outcome import ENCODING
 
@@ -68,34 +84,6 @@ LAYOUT_TEXT = (
 )
 
 
-class DatabaseError(Exception):
-    """Base class of the errors raised when a database cannot answer."""
-
-
-class DatabaseNotFoundError(DatabaseError, FileNotFoundError):
-    """The database file does not exist."""
-
-
-class NotADatabaseError(DatabaseError):
-    """The file is not a retro database (or of a format version this retro cannot read)."""
-
-
-class IncompleteDatabaseError(DatabaseError):
-    """The file belongs to a build that did not finish."""
-
-
-class ChecksumError(DatabaseError):
-    """Stored data failed its checksum: the file is damaged."""
-
-
-class BoardMismatchError(DatabaseError):
-    """A position of one board size probed in a database of another."""
-
-
-class PositionNotInDatabaseError(DatabaseError):
-    """A position with more enemy men than the database holds (built with --max-guards)."""
-
-
 def layer_name(k: int) -> str:
     return f"layer_{k:02d}"
 
@@ -103,6 +91,59 @@ def layer_name(k: int) -> str:
 def default_path(size: int = rules.DEFAULT_SIZE) -> Path:
     """``db/three-musketeers-NxN.h5``, relative to the working directory."""
     return Path("db") / f"three-musketeers-{size}x{size}.h5"
+
+
+# --- build commands and the checkpoint manifest ----------------------------------
+
+
+def partial_path(out: Path) -> Path:
+    """``<out>.partial/``: the checkpoint folder of a build of ``out``."""
+    return out.with_name(out.name + ".partial")
+
+
+def manifest_path(out: Path) -> Path:
+    """The manifest of a build's checkpoints: format, board and the build's options."""
+    return partial_path(out) / "build.json"
+
+
+def read_manifest(out: Path) -> dict | None:
+    """The checkpoint manifest of a build of ``out``, or None if absent or unreadable."""
+    try:
+        manifest = json.loads(manifest_path(out).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def build_command(path: str | os.PathLike, size: int | None, max_guards: int | None = None) -> str:
+    """The ``retro build`` command that writes the database ``path`` of board ``size``.
+
+    Without ``size``, a file name that names its board (``...-4x4.h5``) supplies it.
+    """
+    path = Path(path)
+    if size is None:
+        named = re.search(r"([0-9])x\1", path.name)
+        if named and int(named[1]) in rules.SIZES:
+            size = int(named[1])
+    command = f"retro build --board {size if size is not None else 'N'}"
+    if max_guards is not None:
+        command += f" --max-guards {max_guards}"
+    if size is None or path != default_path(size):
+        command += f" --out {shlex.quote(str(path))}"
+    return command
+
+
+def resume_command(out: str | os.PathLike, size: int | None = None) -> str:
+    """The command that resumes an interrupted build of ``out``, with the options the
+    checkpoints recorded (board size, ``--max-guards``)."""
+    manifest = read_manifest(Path(out)) or {}
+    board = manifest.get("board_size")
+    max_guards = manifest.get("max_guards")
+    return build_command(
+        out,
+        board if isinstance(board, int) else size,
+        max_guards if isinstance(max_guards, int) else None,
+    )
 
 
 # --- storage order ---------------------------------------------------------------
@@ -202,12 +243,17 @@ def create_layer(group: h5py.Group, k: int, values: np.ndarray, sha256: str) -> 
         fletcher32=True,
     )
     dataset.attrs["enemy_men"] = k
-    dataset.attrs["sha256"] = sha256
+    set_text(dataset.attrs, "sha256", sha256)
     return dataset
 
 
 def copy_layer(source: h5py.Dataset, group: h5py.Group) -> None:
-    """Copy a layer chunk by chunk, still compressed: no recompression, no decoding."""
+    """Copy a layer chunk by chunk, still compressed: no recompression, no decoding.
+
+    Each chunk's Fletcher32 checksum is checked on the way (over the compressed
+    bytes, as HDF5 stores it), so a chunk damaged on disk is never copied into a
+    new file; raises :class:`ChecksumError` naming the layer.
+    """
     target = group.create_dataset(
         source.name.rsplit("/", 1)[1],
         shape=source.shape,
@@ -220,84 +266,282 @@ def copy_layer(source: h5py.Dataset, group: h5py.Group) -> None:
     for chunk in source.iter_chunks():
         offset = tuple(s.start for s in chunk)
         mask, data = source.id.read_direct_chunk(offset)
+        if not chunk_intact(data):
+            raise ChecksumError(f"layer {source.attrs.get('enemy_men')}: the chunk at {offset} "
+                                "failed its Fletcher32 checksum")
         target.id.write_direct_chunk(offset, data, mask)
     for key, value in source.attrs.items():
         target.attrs[key] = value
 
 
+@njit(cache=True)
+def fletcher32(data):
+    """HDF5's Fletcher32 of a byte array, computed as its filter does (H5_checksum_fletcher32).
+
+    Sums are folded every 360 words, as there, which also keeps them exact in 64 bits.
+    """
+    n = len(data)
+    words = n // 2
+    sum1 = 0
+    sum2 = 0
+    i = 0
+    while words:
+        block = min(words, 360)
+        words -= block
+        for _ in range(block):
+            sum1 += (np.int64(data[i]) << 8) | np.int64(data[i + 1])
+            sum2 += sum1
+            i += 2
+        sum1 = (sum1 & 0xFFFF) + (sum1 >> 16)
+        sum2 = (sum2 & 0xFFFF) + (sum2 >> 16)
+    if n % 2:
+        sum1 += np.int64(data[i]) << 8
+        sum2 += sum1
+        sum1 = (sum1 & 0xFFFF) + (sum1 >> 16)
+        sum2 = (sum2 & 0xFFFF) + (sum2 >> 16)
+    sum1 = (sum1 & 0xFFFF) + (sum1 >> 16)
+    sum2 = (sum2 & 0xFFFF) + (sum2 >> 16)
+    return ((sum2 << 16) | sum1) & 0xFFFFFFFF
+
+
+def chunk_intact(raw: bytes) -> bool:
+    """True when a raw chunk (compressed bytes, then the 4-byte Fletcher32 trailer) checks.
+
+    Like HDF5, the trailer is accepted in either byte order (old HDF5 versions
+    wrote it swapped).
+    """
+    if len(raw) < 4:
+        return False
+    data = np.frombuffer(raw, dtype=np.uint8)
+    stored = int.from_bytes(raw[-4:], "little")
+    value = int(fletcher32(data[:-4]))
+    swapped = ((value & 0xFF) << 24) | ((value & 0xFF00) << 8) | ((value >> 8) & 0xFF00) | (value >> 24)
+    return stored in (value, swapped)
+
+
+def new_image() -> tuple[io.BytesIO, h5py.File]:
+    """An HDF5 file built in memory, to be written to disk by :func:`write_atomically`.
+
+    HDF5 never writes to the disk itself, so a full disk or a permission problem
+    surfaces as one clean ``OSError`` from Python's own write, never as an HDF5
+    error stack or a crash in the middle of a half-written file.
+    """
+    buffer = io.BytesIO()
+    return buffer, h5py.File(buffer, "w", **file_options())
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomically(data, path: Path) -> None:
+    """Write ``data`` (bytes or a buffer) to ``path`` so that it is there whole or not at all.
+
+    Written under ``<path>.tmp``, flushed to the disk, renamed into place, and the
+    rename made durable, so a crash or power loss can leave the old file or the
+    new one, never a renamed but empty one. On any error the temporary file is
+    removed and the error raised.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as error:
+        tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None:
+            error.filename = str(path)  # a failed write() names no file: say which
+        raise
+    fsync_directory(path.parent)
+
+
+def set_text(attrs: h5py.AttributeManager, name: str, value: str) -> None:
+    """Store text as a fixed-length string attribute.
+
+    Fixed-length strings live in the object header, which carries a checksum;
+    h5py's default variable-length strings live in HDF5's global heap, which does
+    not, and a damaged global heap can send a reader into an endless loop.
+    """
+    attrs.create(name, np.bytes_(value.encode("utf-8")))
+
+
+def get_text(attrs: h5py.AttributeManager, name: str) -> str | None:
+    """A text attribute as ``str`` (fixed- or variable-length); None if absent or not text."""
+    value = attrs.get(name)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return value if isinstance(value, str) else None
+
+
 def write_header(f: h5py.File, ix: Indexer) -> None:
     """Root attributes and tables common to database and checkpoint files."""
-    f.attrs["format"] = FORMAT
+    set_text(f.attrs, "format", FORMAT)
     f.attrs["format_version"] = FORMAT_VERSION
     f.attrs["board_size"] = ix.size
-    f.attrs["rules"] = RULES_TEXT
-    f.attrs["value_encoding"] = ENCODING
-    f.attrs["stored_side"] = STORED_SIDE
-    f.attrs["stored_side_note"] = STORED_SIDE_TEXT
-    f.attrs["layout"] = LAYOUT_TEXT
+    set_text(f.attrs, "rules", RULES_TEXT)
+    set_text(f.attrs, "value_encoding", ENCODING)
+    set_text(f.attrs, "stored_side", STORED_SIDE)
+    set_text(f.attrs, "stored_side_note", STORED_SIDE_TEXT)
+    set_text(f.attrs, "layout", LAYOUT_TEXT)
     f.attrs["complete"] = False
     f.create_dataset("placements", data=np.asarray(ix.placements))
     f.create_dataset("storage_order", data=storage_order(ix.size))
     f.create_group(LAYER_GROUP)
 
 
-def replace_atomically(tmp: Path, path: Path) -> None:
-    """Move a fully written file into place so that ``path`` is never half-written."""
-    with open(tmp, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+# Where HDF5 looks for its superblock: offset 0, then 512, 1024, 2048, ... bytes.
+SIGNATURE_OFFSETS = (0, 512, 1024, 2048, 4096)
+# HDF5 and h5py report a damaged structure with any of these (a KeyError for a link
+# they cannot follow, a RuntimeError for a bad message, an OSError for a bad read).
+HDF5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError)
+
+
+def file_options() -> dict:
+    """Options of every HDF5 file retro writes.
+
+    The 1.10 file format puts a checksum on every piece of metadata (superblock,
+    object headers, chunk indexes), so HDF5 itself refuses a damaged header instead
+    of following a corrupted pointer; the data chunks carry Fletcher32 as before.
+    """
+    return {"libver": ("v110", "v110")}
+
+
+def starts_like_hdf5(path: Path) -> bool:
+    """True when the file holds HDF5's signature where HDF5 looks for it."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SIGNATURE_OFFSETS[-1] + len(HDF5_SIGNATURE))
+    except OSError:
+        return False
+    return any(head[at:at + len(HDF5_SIGNATURE)] == HDF5_SIGNATURE for at in SIGNATURE_OFFSETS)
+
+
+def check_readable(path: Path) -> None:
+    """Raise the DatabaseError that says why ``path`` cannot be opened for reading."""
+    if not path.exists():
+        raise DatabaseNotFoundError(f"no database at {path}")
+    if path.is_dir():
+        raise NotADatabaseError(f"{path} is a directory, not a retro database file")
+    try:
+        with open(path, "rb"):
+            pass
+    except PermissionError as error:
+        raise DatabaseAccessError(f"permission denied reading {path}") from error
+    except OSError as error:
+        raise NotADatabaseError(f"cannot read {path}: {error.strerror or error}") from error
+
+
+def damaged(path: Path, what: str) -> DamagedDatabaseError:
+    """The error for a file that starts like a database but cannot be read as one."""
+    return DamagedDatabaseError(
+        f"{path} is damaged or truncated ({what}); rebuild it with 'retro build --force' "
+        "or restore a copy"
+    )
 
 
 class DatabaseFile:
     """Read access to a database file, with every check a reader needs.
 
-    Raises :class:`DatabaseNotFoundError`, :class:`NotADatabaseError` or
-    :class:`IncompleteDatabaseError` when the file cannot answer at all.
+    Raises :class:`DatabaseNotFoundError`, :class:`DatabaseAccessError`,
+    :class:`NotADatabaseError` (:class:`DamagedDatabaseError` for a file that starts
+    like HDF5 but cannot be read as a database) or :class:`IncompleteDatabaseError`
+    when the file cannot answer at all. Every number read from the header is
+    range-checked before it is used, so a damaged header fails here, at once.
     """
 
     def __init__(self, path: str | os.PathLike, *, cache_bytes: int = 64 << 20) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            raise DatabaseNotFoundError(f"no database at {self.path}")
-        if self.path.is_dir():
-            raise NotADatabaseError(f"{self.path} is a directory, not a retro database file")
+        check_readable(self.path)
         try:
             self.file = h5py.File(self.path, "r", rdcc_nbytes=cache_bytes, rdcc_nslots=100_003)
-        except OSError as error:
+        except HDF5_ERRORS as error:
+            if starts_like_hdf5(self.path):
+                raise damaged(self.path, _first_line(error)) from error
             raise NotADatabaseError(f"{self.path} is not a retro database (not an HDF5 file)") from error
-        attrs = self.file.attrs
         try:
-            if attrs.get("format") != FORMAT:
-                raise NotADatabaseError(f"{self.path} is an HDF5 file but not a retro database")
-            version = int(attrs["format_version"])
-            if version != FORMAT_VERSION:
-                raise NotADatabaseError(
-                    f"{self.path} has format version {version}; this retro reads version {FORMAT_VERSION}"
-                )
-            self.size = int(attrs["board_size"])
-            self.layers = int(attrs["layers"]) if "layers" in attrs else 0
-            if not bool(attrs.get("complete", False)):
-                raise IncompleteDatabaseError(
-                    f"{self.path} is from a build that did not finish "
-                    f"({self.layers} layers written); run 'retro build' again to resume it"
-                )
-            self.max_guards = int(attrs["max_guards"])
-            self.group = self.file[LAYER_GROUP]
-            missing = [k for k in range(self.max_guards + 1) if layer_name(k) not in self.group]
-            if missing:
-                raise NotADatabaseError(f"{self.path} lacks layers {missing}")
-        except (KeyError, ValueError, TypeError) as error:
-            self.file.close()
-            raise NotADatabaseError(f"{self.path} has damaged metadata: {error}") from error
+            self._read_header()
         except DatabaseError:
             self.file.close()
             raise
+        except HDF5_ERRORS as error:
+            self.file.close()
+            raise damaged(self.path, _first_line(error)) from error
         self.indexer = indexer(self.size)
+
+    def _read_header(self) -> None:
+        attrs = self.file.attrs
+        # ``in`` asks HDF5 and fails on a damaged header, where ``get`` would say "absent".
+        if "format" not in attrs or get_text(attrs, "format") != FORMAT:
+            raise NotADatabaseError(f"{self.path} is an HDF5 file but not a retro database")
+        version = int(attrs["format_version"])
+        if version != FORMAT_VERSION:
+            raise NotADatabaseError(
+                f"{self.path} has format version {version}; this retro reads version {FORMAT_VERSION}"
+            )
+        self.size = int(attrs["board_size"])
+        if self.size not in rules.SIZES:
+            raise damaged(self.path, f"board size {self.size}")
+        free = self.size * self.size - rules.MUSKETEER_COUNT
+        if "complete" not in attrs or "layers" not in attrs:
+            raise damaged(self.path, "its header lacks the build's attributes")
+        self.layers = int(attrs["layers"])
+        if not 0 <= self.layers <= free + 1:
+            raise damaged(self.path, f"{self.layers} layers on a {self.size}x{self.size} board")
+        if not bool(attrs["complete"]):
+            raise IncompleteDatabaseError(
+                f"{self.path} is from a build that did not finish ({self.layers} layers "
+                f"written); to resume it, run: {resume_command(self.path, self.size)}"
+            )
+        self.max_guards = int(attrs["max_guards"])
+        if not 0 <= self.max_guards <= free:
+            raise damaged(self.path, f"max_guards {self.max_guards} on a {self.size}x{self.size} board")
+        self.group = self.file[LAYER_GROUP]
+        missing = [k for k in range(self.max_guards + 1) if layer_name(k) not in self.group]
+        if missing:
+            raise damaged(self.path, f"layers {missing} are missing")
+
+    def check_layout(self) -> None:
+        """Raise :class:`DamagedDatabaseError` unless every layer is laid out as retro writes it.
+
+        Probing trusts each layer's shape and chunk shape; :mod:`retro.verify` instead
+        reports a wrong layout as a failed check, so it does not call this.
+        """
+        placements = self.indexer.placement_count
+        for k in range(self.max_guards + 1):
+            try:
+                dataset = self.dataset(k)
+                shape = (placements, comb(self.indexer.free, k))
+                ok = (isinstance(dataset, h5py.Dataset) and dataset.shape == shape
+                      and dataset.dtype == np.uint8 and dataset.chunks == chunk_shape(*shape)
+                      and dataset.fletcher32)
+            except HDF5_ERRORS as error:
+                raise damaged(self.path, f"layer {k}: {_first_line(error)}") from error
+            if not ok:
+                raise damaged(self.path, f"layer {k} is not laid out as retro writes it")
 
     @property
     def metadata(self) -> dict:
         """Root attributes as plain Python values."""
-        return {k: _plain(v) for k, v in self.file.attrs.items()}
+        try:
+            return {k: _plain(v) for k, v in self.file.attrs.items()}
+        except HDF5_ERRORS as error:
+            raise damaged(self.path, _first_line(error)) from error
 
     def dataset(self, k: int) -> h5py.Dataset:
         return self.group[layer_name(k)]
@@ -306,13 +550,21 @@ class DatabaseFile:
         """Stored values of layer k (storage order); checksum failures raise ChecksumError."""
         try:
             return self.dataset(k)[rows, cols]
-        except OSError as error:
-            raise ChecksumError(
-                f"{self.path}: layer {k} failed its Fletcher32 checksum ({error}); the file is damaged"
-            ) from error
+        except HDF5_ERRORS as error:
+            raise self.checksum_error(k, error) from error
+
+    def checksum_error(self, k: int, error: BaseException) -> ChecksumError:
+        """The error for layer k's data failing to read back (Fletcher32 or structure)."""
+        return ChecksumError(
+            f"{self.path}: layer {k} failed its checksum ({_first_line(error)}); the file is damaged"
+        )
 
     def close(self) -> None:
         self.file.close()
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _plain(value):

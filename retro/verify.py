@@ -52,6 +52,7 @@ from .storage import (
     ChecksumError,
     DatabaseFile,
     NotADatabaseError,
+    get_text,
     storage_order,
 )
 
@@ -553,9 +554,9 @@ def metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]
             shapes.append(k)
         if not dataset.fletcher32:
             filters.append(k)
-        if not np.array_equal(dataset.attrs.get("enemy_men"), k) or not isinstance(
-            dataset.attrs.get("sha256"), str
-        ):
+        if not np.array_equal(dataset.attrs.get("enemy_men"), k) or get_text(
+            dataset.attrs, "sha256"
+        ) is None:
             labels.append(k)
     check("layer shapes", not shapes,
           "uint8 (placements, C(free, k)) each" + (f"; wrong in layers {shapes}" if shapes else ""))
@@ -611,7 +612,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
             layers_read += 1
             dataset = db.dataset(k)
             chunks += dataset.id.get_num_chunks() if dataset.chunks else 0
-            recorded = dataset.attrs.get("sha256")
+            recorded = get_text(dataset.attrs, "sha256")
             if not (isinstance(recorded, str) and recorded == sha):
                 digests_bad.append(k)
             masks = layer_masks(geo.free, k)

@@ -513,10 +513,11 @@ def _truncate_layer(f):
 
 
 @pytest.mark.parametrize("change, problem", [
-    (lambda f: f.attrs.__setitem__("board_size", 3), "placements"),  # 4x4 layers read as 3x3
+    # 4x4 layers read as 3x3: refused when the file opens, by its layer count
+    (lambda f: f.attrs.__setitem__("board_size", 3), "14 layers on a 3x3 board"),
     (_swap_storage_bits, "storage order"),
     (_truncate_layer, "layer shapes"),
-    (lambda f: f.attrs.__setitem__("max_guards", -1), "layer count"),
+    (lambda f: f.attrs.__setitem__("max_guards", -1), "max_guards -1 on a 4x4 board"),
 ])
 def test_a_foreign_layout_is_refused(db4, tmp_path, change, problem):
     path = _copy_with(db4, tmp_path, change)

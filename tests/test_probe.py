@@ -33,14 +33,8 @@ from retro import (
     UnknownCharacterError,
     open_database,
 )
-from retro.probe import (
-    BatchPositionError,
-    DatabasePool,
-    GameOverError,
-    format_probe,
-    probe_json,
-    probe_lines,
-)
+from retro.probe import BatchPositionError, DatabasePool, GameOverError
+from retro.text import format_probe, probe_json, probe_lines
 from retro.build import build
 from retro.storage import LAYER_GROUP
 

@@ -26,7 +26,7 @@ from retro.storage import FORMAT, FORMAT_VERSION, LAYER_GROUP, digest, storage_o
 
 def test_file_describes_itself(db4):
     with h5py.File(db4, "r") as f:
-        attrs = dict(f.attrs)
+        attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in f.attrs.items()}
         assert attrs["format"] == FORMAT and attrs["format_version"] == FORMAT_VERSION
         assert attrs["board_size"] == 4 and attrs["max_guards"] == 13 and attrs["layers"] == 14
         assert attrs["complete"]
@@ -40,7 +40,12 @@ def test_file_describes_itself(db4):
             dataset = f[LAYER_GROUP][f"layer_{k:02d}"]
             assert dataset.fletcher32 and dataset.compression == "gzip"
             assert dataset.shape == (77, len(np.atleast_1d(dataset[0])))
-            assert dataset.attrs["sha256"] == digest(dataset[()])
+            assert dataset.attrs["sha256"].decode() == digest(dataset[()])
+        # Text lives in the (checksummed) object headers, not in the global heap.
+        for name in ("format", "rules", "created"):
+            assert h5py.check_string_dtype(f.attrs.get_id(name).dtype).length is not None
+    # Superblock version 2 or later: HDF5 checksums the superblock and every header.
+    assert db4.read_bytes()[:9] in (b"\x89HDF\r\n\x1a\n\x02", b"\x89HDF\r\n\x1a\n\x03")
 
 
 def test_metadata_through_the_api(db4):

@@ -1,0 +1,158 @@
+"""Every exception retro raises on purpose, in one place.
+
+Two families, each under a built-in base so callers can catch broadly:
+
+* :class:`PositionError` (a ``ValueError``): the caller's input is wrong — bad
+  notation, an illegal position or move, a move asked of a finished game. A web
+  front end answers these with 400.
+* :class:`DatabaseError`: a database cannot answer — missing, foreign, unfinished,
+  damaged, closed, of another board size, or without the position's layer.
+
+:class:`BuildError` covers a build that cannot start or go on. The modules that
+raise these errors re-export them, so ``retro.position.SideError`` and
+``retro.storage.ChecksumError`` keep working.
+"""
+
+from __future__ import annotations
+
+# --- input: positions, moves, notation ---------------------------------------------
+
+
+class PositionError(ValueError):
+    """Text or values that do not describe a valid position or move."""
+
+
+class NotationError(PositionError):
+    """Text that is not in retro's position or move notation."""
+
+
+class SideError(NotationError):
+    """The side to move is missing or is not ``M`` or ``E``."""
+
+
+class RowLengthError(NotationError):
+    """The row groups do not all have the same length."""
+
+
+class RowCountError(NotationError):
+    """The number of row groups does not match their length (the board is square)."""
+
+
+class UnknownCharacterError(NotationError):
+    """A row holds a character other than ``O``, ``X`` or ``.``."""
+
+
+class MoveSyntaxError(NotationError):
+    """Move text that is not of the form ``e1-d1``."""
+
+
+class BoardSizeError(PositionError):
+    """A board size other than 3, 4 or 5."""
+
+
+class MusketeerCountError(PositionError):
+    """A position without exactly three musketeers."""
+
+
+class OverlapError(PositionError):
+    """A square that holds both a musketeer and an enemy man, or lies off the board."""
+
+
+class IllegalMoveError(PositionError):
+    """A move that the rules do not allow in the given position."""
+
+
+class GameOverError(PositionError):
+    """A move was asked of a finished position."""
+
+
+class BatchPositionError(PositionError):
+    """An entry of a batch is not a valid position; the message names its index."""
+
+
+class UnknownCommandError(NotationError):
+    """Input in a game that is neither a move nor a command (raised in strict mode)."""
+
+
+# --- databases ---------------------------------------------------------------------
+
+
+class DatabaseError(Exception):
+    """Base class of the errors raised when a database cannot answer."""
+
+
+class DatabaseNotFoundError(DatabaseError, FileNotFoundError):
+    """The database file does not exist."""
+
+
+class DatabaseAccessError(DatabaseError, PermissionError):
+    """The database file exists but this user may not read it."""
+
+
+class NotADatabaseError(DatabaseError):
+    """The file is not a retro database (or of a format version this retro cannot read)."""
+
+
+class DamagedDatabaseError(NotADatabaseError):
+    """The file starts like a retro database (or HDF5) but is damaged or truncated."""
+
+
+class IncompleteDatabaseError(DatabaseError):
+    """The file belongs to a build that did not finish."""
+
+
+class ChecksumError(DatabaseError):
+    """Stored data failed its checksum: the file is damaged."""
+
+
+class BoardMismatchError(DatabaseError):
+    """A position of one board size probed in a database of another."""
+
+
+class PositionNotInDatabaseError(DatabaseError):
+    """A position with more enemy men than the database holds (built with --max-guards)."""
+
+
+class DatabaseClosedError(DatabaseError, ValueError):
+    """A method was called on a database after :meth:`close`, as on a closed file."""
+
+
+# --- building ----------------------------------------------------------------------
+
+
+class BuildError(RuntimeError):
+    """A build that cannot start or go on (bad arguments, unusable output, no space)."""
+
+
+class BuildLockedError(BuildError):
+    """Another build of the same output is running."""
+
+
+__all__ = [
+    "BatchPositionError",
+    "BoardMismatchError",
+    "BoardSizeError",
+    "BuildError",
+    "BuildLockedError",
+    "ChecksumError",
+    "DamagedDatabaseError",
+    "DatabaseAccessError",
+    "DatabaseClosedError",
+    "DatabaseError",
+    "DatabaseNotFoundError",
+    "GameOverError",
+    "IllegalMoveError",
+    "IncompleteDatabaseError",
+    "MoveSyntaxError",
+    "MusketeerCountError",
+    "NotADatabaseError",
+    "NotationError",
+    "OverlapError",
+    "PositionError",
+    "PositionNotInDatabaseError",
+    "RowCountError",
+    "RowLengthError",
+    "SideError",
+    "UnknownCharacterError",
+    "UnknownCommandError",
+]

@@ -61,6 +61,12 @@ def test_a_second_build_of_one_output_is_refused_and_the_first_one_verifies(
 
     def slow_layer(ix, mt, k, previous, bar):
         if k == 6:
+            # The writer thread checkpoints layer 5 while layer 6 is solved: let it
+            # finish, so that the folder is still while the second build is refused.
+            deadline = time.monotonic() + 60
+            while not (tmp_path / "race.h5.partial" / "layer_05.h5").exists() \
+                    and time.monotonic() < deadline:
+                time.sleep(0.01)
             reached.set()
             release.wait(60)
         return solve(ix, mt, k, previous, bar)

@@ -238,16 +238,31 @@ def probe_memory(side, musketeers, enemies, t, flat, values):
 
 
 @njit(cache=True)
-def value_in_memory(side, musketeers, enemies, t, flat):
-    """Value of one (valid, in-range) position from the in-memory table."""
+def value_in_memory(side, musketeers, enemies, aligned, square_neighbours, square_bit,
+                    placement_of, row_base, rank_table, flat):
+    """Value of one (valid, in-range) position from the in-memory table.
+
+    The probe tables come one by one (see :func:`memory_arguments`): unpacking the
+    :class:`ProbeTables` tuple would cost more than the lookup.
+    """
     index = np.empty(4 * rules.MUSKETEER_COUNT, dtype=np.int64)
     got = np.empty(len(index), dtype=np.uint8)
-    count = table_entries(side, musketeers, enemies, t.aligned, t.neighbours, t.square_bit,
-                           t.placement_of, t.row_base, t.rank_table, index, 0)
+    count = table_entries(side, musketeers, enemies, aligned, square_neighbours, square_bit,
+                          placement_of, row_base, rank_table, index, 0)
     for q in range(count):
         got[q] = flat[index[q]]
-    return combine(side, musketeers, got, 0, count, t.aligned,
-                    PREFERENCE_KEYS[rules.MUSKETEERS], VALUE_OF_BEST_KEY[rules.MUSKETEERS])
+    return combine(side, musketeers, got, 0, count, aligned,
+                   PREFERENCE_KEYS[rules.MUSKETEERS], VALUE_OF_BEST_KEY[rules.MUSKETEERS])
+
+
+def memory_arguments(t: ProbeTables) -> tuple:
+    """The tables :func:`value_in_memory` and :func:`children_in_memory` take, in order."""
+    return (t.aligned, t.neighbours, t.square_bit, t.placement_of, t.row_base, t.rank_table)
+
+
+def board_arguments(b: rules.Board) -> tuple:
+    """The board tables :func:`children_in_memory` takes first, in order."""
+    return (b.full, b.neighbours, b.row_mask, b.col_mask)
 
 
 @njit(cache=True, inline="always")
@@ -333,3 +348,45 @@ def child_positions(side, musketeers, enemies, b, out):
         child_m, child_e = rules.play(side, musketeers, enemies, moves[i, 0], moves[i, 1])
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = moves[i, 0], moves[i, 1], child_m, child_e
     return count
+
+
+
+@njit(cache=True)
+def children_in_memory(side, musketeers, enemies, full, neighbours, row_mask, col_mask,
+                       aligned, square_neighbours, square_bit, placement_of, row_base,
+                       rank_table, flat, out):
+    """The value of a (valid) position and every legal move with its child's value,
+    from the in-memory table ``flat``, best first for the mover: ``(count, value)``.
+
+    Row ``i`` of ``out`` is (source, target, child musketeers, child enemies, value);
+    ``out`` needs ``4 * squares`` rows. Equally good moves keep the order of
+    :func:`retro.rules.legal_moves` (a stable insertion sort: a position has at most
+    a few dozen moves). The board's tables (``full``, ``neighbours``, ``row_mask``,
+    ``col_mask`` of :class:`retro.rules.Board`) and the probe tables
+    (:class:`ProbeTables`) come one by one (:func:`board_arguments`,
+    :func:`memory_arguments`): unpacking the named tuples would cost more than the work.
+    """
+    count = rules.moves_into(side, musketeers, enemies, full, neighbours, row_mask, col_mask, out)
+    value = value_in_memory(side, musketeers, enemies, aligned, square_neighbours, square_bit,
+                            placement_of, row_base, rank_table, flat)
+    other = 1 - side
+    keys = PREFERENCE_KEYS[side]
+    musketeer_keys = PREFERENCE_KEYS[rules.MUSKETEERS]
+    best_values = VALUE_OF_BEST_KEY[rules.MUSKETEERS]
+    index = np.empty(4 * rules.MUSKETEER_COUNT, dtype=np.int64)
+    got = np.empty(len(index), dtype=np.uint8)
+    for i in range(count):
+        child_m, child_e = rules.play(side, musketeers, enemies, out[i, 0], out[i, 1])
+        entries = table_entries(other, child_m, child_e, aligned, square_neighbours, square_bit,
+                                placement_of, row_base, rank_table, index, 0)
+        for q in range(entries):
+            got[q] = flat[index[q]]
+        out[i, 2], out[i, 3] = child_m, child_e
+        out[i, 4] = combine(other, child_m, got, 0, entries, aligned, musketeer_keys, best_values)
+    for i in range(1, count):
+        j = i
+        while j > 0 and keys[out[j - 1, 4]] < keys[out[j, 4]]:
+            for c in range(5):
+                out[j - 1, c], out[j, c] = out[j, c], out[j - 1, c]
+            j -= 1
+    return count, value

@@ -38,9 +38,13 @@ class Outcome:
 
     @classmethod
     def from_value(cls, value: int, side_to_move: Side) -> Outcome:
-        value = int(value)
-        winner = Side.MUSKETEERS if value & 1 else Side.ENEMY
-        return cls(winner, value >> 1, side_to_move)
+        """The outcome an encoded value stands for (one shared object per value and side)."""
+        key = (int(value), side_to_move)
+        outcome = _OUTCOMES.get(key)
+        if outcome is None:
+            winner = Side.MUSKETEERS if key[0] & 1 else Side.ENEMY
+            outcome = _OUTCOMES[key] = cls(winner, key[0] >> 1, side_to_move)
+        return outcome
 
     @property
     def value(self) -> int:
@@ -57,6 +61,9 @@ class Outcome:
         if self.plies == 0:
             return f"{who} {has} won"
         return f"{who} {wins} in {self.plies} {'ply' if self.plies == 1 else 'plies'}"
+
+
+_OUTCOMES: dict[tuple[int, Side], Outcome] = {}
 
 
 def encode(musketeers_win: bool, plies: int) -> int:

@@ -46,11 +46,14 @@ from .lookup import (
     ALIGNED,
     BAD_PIECES,
     BAD_SIDE,
+    board_arguments,
+    children_in_memory,
     chunk_geometry,
     child_positions,
     combine_many,
     first_invalid,
     locate_many,
+    memory_arguments,
     position_addresses,
     probe_memory,
     probe_tables,
@@ -58,7 +61,7 @@ from .lookup import (
     value_in_memory,
 )
 from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from .position import Move, Position, Side, as_position, square_name
+from .position import Move, Position, Side, as_position
 from .storage import (
     HDF5_ERRORS,
     BoardMismatchError,
@@ -116,6 +119,8 @@ class Database:
         self.max_guards = self._file.max_guards
         self._board = rules.board(self.size)
         self._tables = probe_tables(self.size, self.max_guards)
+        self._memory_arguments = memory_arguments(self._tables)
+        self._board_arguments = board_arguments(self._board)
         self._datasets = [self._file.dataset(k) for k in range(self.max_guards + 1)]
         self._geometry = chunk_geometry(self._datasets, self._tables.offsets)
         self._cache_chunks = max(1, cache_bytes // (1 << 16))
@@ -136,13 +141,29 @@ class Database:
         """True once every layer has been read into memory."""
         return self._flat is not None
 
-    def load(self) -> None:
-        """Read every layer into memory (once); later probes touch no file."""
+    @property
+    def digest(self) -> str:
+        """SHA-256 naming the values (see :meth:`retro.storage.DatabaseFile.content_digest`)."""
+        self._check_open()
+        return self._file.content_digest()
+
+    @property
+    def table_size(self) -> int:
+        """Values in the whole table (bytes of :meth:`load`'s array)."""
+        return int(self._tables.offsets[-1])
+
+    def load(self, into: np.ndarray | None = None) -> None:
+        """Read every layer into memory (once); later probes touch no file.
+
+        ``into``, a writable uint8 array of :attr:`table_size` values (shared memory,
+        say), receives the table instead of a new array.
+        """
         self._check_open()
         if self._flat is not None:
             return
         offsets = self._tables.offsets
-        flat = np.empty(int(offsets[-1]), dtype=np.uint8)
+        flat = np.empty(self.table_size, dtype=np.uint8) if into is None else into
+        self._check_table(flat)
         for k, dataset in enumerate(self._datasets):
             view = flat[offsets[k]:offsets[k + 1]].reshape(dataset.shape)
             try:
@@ -151,6 +172,19 @@ class Database:
                 raise self._file.checksum_error(k, error) from error
         self._flat = flat
         self._chunks.clear()
+
+    def attach(self, table: np.ndarray) -> None:
+        """Answer from ``table``, the whole table already in memory (as :meth:`load`
+        fills it, perhaps by another process into memory they share)."""
+        self._check_open()
+        self._check_table(table)
+        self._flat = table
+        self._chunks.clear()
+
+    def _check_table(self, table: np.ndarray) -> None:
+        if not (isinstance(table, np.ndarray) and table.dtype == np.uint8 and table.ndim == 1
+                and len(table) == self.table_size):
+            raise ValueError(f"the table must be a 1-d uint8 array of {self.table_size:,} values")
 
     @property
     def metadata(self) -> dict:
@@ -202,23 +236,44 @@ class Database:
         losses first; equally good moves keep the order of
         :meth:`~retro.position.Position.legal_moves`. A finished position has none.
         """
+        return [(move, outcome) for move, _, outcome in self.children(position)]
+
+    def children(self, position: Position | str) -> list[tuple[Move, Position, Outcome]]:
+        """:meth:`moves` with the position each move leads to: ``(move, after, outcome)``."""
         position = self._position(position)
-        out = np.empty((4 * self._board.squares, 4), dtype=np.int64)
-        count = child_positions(position.side.code, position.musketeers, position.enemies,
-                                self._board, out)
+        after, n = position.side.other, self.size
+        make, between, outcome = Position._make, Move.between, Outcome.from_value
+        return [(between(s, t, n), make(after, m, e, n), outcome(v, after))
+                for s, t, m, e, v in self.child_rows(position).tolist()]
+
+    def child_rows(self, position: Position | str) -> np.ndarray:
+        """:meth:`children` as an int64 array, one row per move, best first:
+        (source square, target square, child's musketeers, child's enemies, child's
+        encoded value). The fast form, for front ends that format many answers."""
+        return self.probe_rows(position)[1]
+
+    def probe_rows(self, position: Position | str) -> tuple[Outcome, np.ndarray]:
+        """:meth:`probe` and :meth:`child_rows` together, in one pass when in memory."""
+        position = self._position(position)
+        side = position.side.code
+        out = np.empty((4 * self._board.squares, 5), dtype=np.int64)
+        if self._flat is not None:  # one kernel: the value, the moves, their values, the order
+            count, value = children_in_memory(side, position.musketeers, position.enemies,
+                                              *self._board_arguments, *self._memory_arguments,
+                                              self._flat, out)
+            return Outcome.from_value(value, position.side), out[:count]
+        outcome = Outcome.from_value(self._value(position), position.side)
+        count = child_positions(side, position.musketeers, position.enemies, self._board, out)
         if count == 0:
-            return []
-        out = out[:count]
-        after = position.side.other
-        values = self._values(np.full(count, after.code, dtype=np.int64),
-                              np.ascontiguousarray(out[:, 2]), np.ascontiguousarray(out[:, 3]))
-        n = self.size
-        moves = [
-            (Move(square_name(int(s), n), square_name(int(t), n)), Outcome.from_value(v, after))
-            for (s, t), v in zip(out[:, :2].tolist(), values.tolist())
-        ]
-        moves.sort(key=lambda pair: preference(pair[1], position.side))
-        return moves
+            return outcome, out[:0]
+        rows = out[:count]
+        # Children of a valid position are valid, with no more men: no checks needed.
+        values = self._values_unchecked(np.full(count, 1 - side, dtype=np.int64),
+                                        np.ascontiguousarray(rows[:, 2]),
+                                        np.ascontiguousarray(rows[:, 3]))
+        rows[:, 4] = values
+        keys = PREFERENCE_KEYS[side][values]
+        return outcome, rows[np.argsort(-keys.astype(np.int64), kind="stable")]
 
     def best_moves(self, position: Position | str) -> list[tuple[Move, Outcome]]:
         """The optimal moves (all equally good) with their outcome; raises when finished."""
@@ -272,6 +327,10 @@ class Database:
         bad = first_invalid(side, musketeers, enemies, self._tables, self.max_guards)
         if bad >= 0:
             self._raise_for(bad, side, musketeers, enemies)
+        return self._values_unchecked(side, musketeers, enemies)
+
+    def _values_unchecked(self, side: np.ndarray, musketeers: np.ndarray,
+                          enemies: np.ndarray) -> np.ndarray:
         if self._flat is not None:
             return self._values_in_memory(side, musketeers, enemies)
         return self._values_on_disk(side, musketeers, enemies)
@@ -279,7 +338,10 @@ class Database:
     def _values_in_memory(self, side, musketeers, enemies) -> np.ndarray:
         n = len(side)
         values = np.empty(n, dtype=np.uint8)
-        threads = max(1, min(numba.get_num_threads(), n // THREAD_MIN_POSITIONS))
+        # numba.get_num_threads() costs more than probing a few positions: ask only when
+        # the batch is large enough to split.
+        threads = 1 if n < 2 * THREAD_MIN_POSITIONS else min(numba.get_num_threads(),
+                                                              n // THREAD_MIN_POSITIONS)
         if threads == 1:
             probe_memory(side, musketeers, enemies, self._tables, self._flat, values)
             return values
@@ -375,7 +437,7 @@ class Database:
         side = position.side.code
         if self._flat is not None:
             return int(value_in_memory(side, position.musketeers, position.enemies,
-                                       self._tables, self._flat))
+                                       *self._memory_arguments, self._flat))
         count = position_addresses(side, position.musketeers, position.enemies,
                                    self._tables, self._geometry, self._addresses)
         if count == ALIGNED:

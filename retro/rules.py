@@ -174,24 +174,57 @@ def legal_moves(side, musketeers, enemies, b, out):
 
     ``out`` needs ``4 * squares`` rows. A finished game has no legal moves.
     """
-    if aligned(musketeers, b):
+    return moves_into(side, musketeers, enemies, b.full, b.neighbours, b.row_mask, b.col_mask, out)
+
+
+@njit(cache=True, inline="always")
+def moves_into(side, musketeers, enemies, full, neighbours, row_mask, col_mask, out):
+    """:func:`legal_moves` on the board's tables passed one by one (for kernels called
+    from Python once per request, where unpacking a :class:`Board` costs microseconds)."""
+    if in_line(musketeers, row_mask, col_mask):
         return 0
     count = 0
     if side == MUSKETEERS:
         movers, targets = musketeers, enemies
     else:
-        movers, targets = enemies, b.full & ~(musketeers | enemies)
+        movers, targets = enemies, full & ~(musketeers | enemies)
     rest = movers
     while rest:
         sq = lowest_bit_index(rest)
         rest &= rest - 1
         for d in range(4):
-            to = b.neighbours[sq, d]
+            to = neighbours[sq, d]
             if to >= 0 and (targets >> to) & 1:
                 out[count, 0] = sq
                 out[count, 1] = to
                 count += 1
     return count
+
+
+GAME_OVER, ILLEGAL = -1, -2  # checked_play: why a move was refused
+
+
+@njit(cache=True)
+def checked_play(side, musketeers, enemies, source, target, b):
+    """``(status, musketeers, enemies)`` after ``side`` moves ``source`` -> ``target``.
+
+    ``status`` is 0 for a legal move (rules 1 and 2), :data:`GAME_OVER` when the
+    game has ended (rules 3 and 4), :data:`ILLEGAL` otherwise; the bitboards are
+    unchanged unless the move was played.
+    """
+    if winner(side, musketeers, enemies, b) != NO_WINNER:
+        return GAME_OVER, musketeers, enemies
+    if side == MUSKETEERS:
+        movers, targets = musketeers, enemies
+    else:
+        movers, targets = enemies, b.full & ~(musketeers | enemies)
+    if not ((movers >> source) & 1 and (targets >> target) & 1):
+        return ILLEGAL, musketeers, enemies
+    for d in range(4):
+        if b.neighbours[source, d] == target:
+            child_m, child_e = play(side, musketeers, enemies, source, target)
+            return 0, child_m, child_e
+    return ILLEGAL, musketeers, enemies
 
 
 @njit(cache=True)

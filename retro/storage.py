@@ -546,6 +546,18 @@ class DatabaseFile:
     def dataset(self, k: int) -> h5py.Dataset:
         return self.group[layer_name(k)]
 
+    def content_digest(self) -> str:
+        """SHA-256 naming the values: over the board, the layers and each layer's SHA-256.
+
+        Two files with the same values have the same digest, whatever their build.
+        """
+        try:
+            layers = [get_text(self.dataset(k).attrs, "sha256") or "" for k in range(self.max_guards + 1)]
+        except HDF5_ERRORS as error:
+            raise damaged(self.path, _first_line(error)) from error
+        text = f"{FORMAT} {FORMAT_VERSION} {self.size}x{self.size} layers 0..{self.max_guards}\n"
+        return hashlib.sha256((text + "\n".join(layers)).encode()).hexdigest()
+
     def read(self, k: int, rows: slice = slice(None), cols: slice = slice(None)) -> np.ndarray:
         """Stored values of layer k (storage order); checksum failures raise ChecksumError."""
         try:

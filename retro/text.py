@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
+from numba import njit
 
 from .errors import ChecksumError, DatabaseError, PositionError
 from .outcome import Outcome
@@ -120,29 +120,7 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
 # helpers below build those objects so the server holds no formatting of its own.
 
 
-def position_text(side: Side, musketeers: int, enemies: int, size: int) -> str:
-    """``str(Position(side, musketeers, enemies, size))`` for valid bitboards, faster.
-
-    A probe answer names the position after each legal move; building and printing a
-    :class:`Position` for each costs more than the probe itself, so rows are looked up
-    whole in a table (``(musketeer row bits << size) | enemy row bits`` -> text).
-    """
-    return _formatter(size)(side.letter, musketeers, enemies)
-
-
-@cache
-def _formatter(size: int):
-    texts = []
-    for index in range(1 << (2 * size)):
-        m, e = index >> size, index & ((1 << size) - 1)
-        texts.append("".join("O" if m >> c & 1 else "X" if e >> c & 1 else "." for c in range(size)))
-    table, mask, shifts = tuple(texts), (1 << size) - 1, range(0, size * size, size)
-
-    def text(letter: str, m: int, e: int) -> str:
-        return letter + " " + " ".join([table[(((m >> s) & mask) << size) | ((e >> s) & mask)]
-                                        for s in shifts])
-
-    return text
+GOES_ON = "the game goes on"  # what result_text says of a position that is not over
 
 
 def link_text(position: Position) -> str:
@@ -164,29 +142,124 @@ def finish_text(position: Position) -> str | None:
 
 def move_json(move: Move, after: Position | str, outcome: Outcome) -> dict:
     """``{"move", "position", "winner", "plies"}``: a move, where it leads and that position's value."""
-    return {"move": str(move), "position": str(after), **outcome.as_dict()}
+    return {"move": str(move), "position": str(after), "winner": outcome.winner.value,
+            "plies": outcome.plies}
 
 
-def probe_answer(position: Position, outcome: Outcome, moves: list[tuple[Move, Outcome]],
-                 after: list[str]) -> dict:
+def probe_answer(position: Position, outcome: Outcome,
+                 children: list[tuple[Move, Position, Outcome]]) -> dict:
     """The web API's probe object: :func:`probe_json` plus the side to move, the board
     size, the value in words, whether (and why) the game is over, and for each move the
-    position it leads to (``after``, in the order of ``moves``)."""
-    answer = probe_json(position, outcome, moves)
-    answer["moves"] = [{"move": entry["move"], "position": text, "winner": entry["winner"],
-                        "plies": entry["plies"]} for entry, text in zip(answer["moves"], after)]
-    reason = finish_text(position)
+    position it leads to (``children`` as :meth:`retro.probe.Database.children` gives them)."""
+    # A position with moves goes on; only one without needs the rules to say why it ended.
+    reason = None if children else finish_text(position)
     return {
-        "position": answer["position"],
+        "position": str(position),
         "size": position.size,
         "side": position.side.value,
-        "winner": answer["winner"],
-        "plies": answer["plies"],
+        **outcome.as_dict(),
         "value": str(outcome),
         "over": reason is not None,
-        "result": reason if reason is not None else result_text(position),
-        "moves": answer["moves"],
+        "result": reason if reason is not None else GOES_ON,
+        "moves": [move_json(move, after, value) for move, after, value in children],
     }
+
+
+def probe_answer_bytes(position: Position, outcome: Outcome, rows: np.ndarray) -> bytes:
+    """``json.dumps(probe_answer(...), separators=(",", ":"))``, encoded, from the
+    children as :meth:`retro.probe.Database.child_rows` gives them: the same bytes,
+    several times faster (the server's hot path; a test holds the two equal)."""
+    if len(rows) == 0:  # finished: the rules say why
+        return json.dumps(probe_answer(position, outcome, []), separators=(",", ":")).encode()
+    n, side = position.size, position.side
+    fixed = _PROBE_FIXED.get((n, side, outcome))
+    if fixed is None:
+        text = (f'","size":{n},"side":"{side.value}","winner":"{outcome.winner.value}",'
+                f'"plies":{outcome.plies},"value":"{outcome}","over":false,'
+                f'"result":"{GOES_ON}","moves":')
+        fixed = _PROBE_FIXED[(n, side, outcome)] = (
+            np.frombuffer(text.encode(), dtype=np.uint8), ord(side.letter), ord(side.other.letter))
+    middle, letter, child_letter = fixed
+    buffer = np.empty(len(middle) + (len(rows) + 1) * _MOVE_JSON_BYTES, dtype=np.uint8)
+    used = _probe_json(position.musketeers, position.enemies, letter, child_letter, n, middle,
+                       rows, buffer)
+    return buffer[:used].tobytes()
+
+
+# By board size, side to move and value: the fields between the position and its moves
+# (as bytes), and the letters of the side to move before and after a move.
+_PROBE_FIXED: dict[tuple[int, Side, Outcome], tuple[np.ndarray, int, int]] = {}
+_MOVE_JSON_BYTES = 128  # at most, for one move: 5x5 needs 96
+_KEYS_JSON = (np.frombuffer(b'{"position":"', dtype=np.uint8),
+              np.frombuffer(b'{"move":"', dtype=np.uint8),
+              np.frombuffer(b'","position":"', dtype=np.uint8),
+              np.frombuffer(b'","winner":"enemy","plies":', dtype=np.uint8),
+              np.frombuffer(b'","winner":"musketeers","plies":', dtype=np.uint8))
+
+
+@njit(cache=True)
+def _put(buffer, at, text):
+    for i in range(len(text)):
+        buffer[at + i] = text[i]
+    return at + len(text)
+
+
+@njit(cache=True)
+def _put_position(buffer, at, letter, musketeers, enemies, n):
+    """The notation of a position (``M XXXXO ...``)."""
+    buffer[at] = letter
+    at += 1
+    for square in range(n * n):
+        if square % n == 0:
+            buffer[at] = ord(" ")
+            at += 1
+        if (musketeers >> square) & 1:
+            buffer[at] = ord("O")
+        elif (enemies >> square) & 1:
+            buffer[at] = ord("X")
+        else:
+            buffer[at] = ord(".")
+        at += 1
+    return at
+
+
+@njit(cache=True)
+def _probe_json(musketeers, enemies, letter, child_letter, n, middle, rows, buffer):
+    """Write the probe answer to ``buffer``; the number of bytes. ``middle`` holds the
+    fields between the position and its moves, ``rows`` the moves (child_rows)."""
+    position_key, move_key, child_key, enemy_wins, musketeers_win = _KEYS_JSON
+    at = _put(buffer, 0, position_key)
+    at = _put_position(buffer, at, letter, musketeers, enemies, n)
+    at = _put(buffer, at, middle)
+    buffer[at] = ord("[")
+    at += 1
+    for i in range(len(rows)):
+        if i:
+            buffer[at] = ord(",")
+            at += 1
+        at = _put(buffer, at, move_key)
+        for square in (rows[i, 0], rows[i, 1]):
+            buffer[at] = ord("a") + square % n
+            buffer[at + 1] = ord("1") + square // n
+            buffer[at + 2] = ord("-")
+            at += 3
+        at = _put(buffer, at - 1, child_key)
+        at = _put_position(buffer, at, child_letter, rows[i, 2], rows[i, 3], n)
+        value = rows[i, 4]
+        at = _put(buffer, at, musketeers_win if value & 1 else enemy_wins)
+        plies = value >> 1
+        if plies >= 100:
+            buffer[at] = ord("0") + plies // 100
+            at += 1
+        if plies >= 10:
+            buffer[at] = ord("0") + plies // 10 % 10
+            at += 1
+        buffer[at] = ord("0") + plies % 10
+        buffer[at + 1] = ord("}")
+        at += 2
+    buffer[at] = ord("]")
+    buffer[at + 1] = ord("}")
+    return at + 2
 
 
 def line_json(position: Position, outcome: Outcome,
@@ -198,51 +271,6 @@ def line_json(position: Position, outcome: Outcome,
         "value": str(outcome),
         "line": [move_json(move, after, value) for move, after, value in steps],
     }
-
-
-def parse_canonical(texts: list[str | None]) -> dict[int, tuple[np.ndarray, ...]]:
-    """Parse the texts that are positions in canonical notation, a whole array at once.
-
-    Canonical is exactly what ``str(position)`` prints: ``M`` or ``E``, then one group
-    per row, single spaces, ``O``/``X``/``.``, exactly three musketeers. For those
-    texts the result is what :meth:`Position.parse` gives, about 20 times faster, for
-    batches; anything else (None, other spacing, any error) is left out, for
-    :meth:`Position.parse` to parse or to explain.
-
-    Returns ``{size: (index, side, musketeers, enemies, enemy_men)}``, int64 arrays:
-    the indices in ``texts`` of the canonical positions of that board size, and
-    their side code (0 musketeers, 1 enemy), bitboards and enemy counts.
-    """
-    lengths = {1 + n * (n + 1): n for n in (3, 4, 5)}
-    groups: dict[int, list[int]] = {}
-    for i, text in enumerate(texts):
-        if text is not None and len(text) in lengths and text.isascii():
-            groups.setdefault(lengths[len(text)], []).append(i)
-    parsed = {}
-    for n, index in groups.items():
-        width = 1 + n * (n + 1)
-        rows = np.frombuffer("".join([texts[i] for i in index]).encode("ascii"),
-                             dtype=np.uint8).reshape(-1, width)
-        gaps = np.arange(1, width, n + 1)
-        cells = rows[:, [g + 1 + c for g in gaps for c in range(n)]]
-        musketeer, enemy = cells == ord("O"), cells == ord("X")
-        ok = (((rows[:, 0] == ord("M")) | (rows[:, 0] == ord("E")))
-              & (rows[:, gaps] == ord(" ")).all(axis=1)
-              & (musketeer | enemy | (cells == ord("."))).all(axis=1)
-              & (np.count_nonzero(musketeer, axis=1) == 3))
-        parsed[n] = (np.asarray(index, dtype=np.int64)[ok],
-                     (rows[ok, 0] == ord("E")).astype(np.int64),
-                     _bitboards(musketeer[ok]), _bitboards(enemy[ok]),
-                     np.count_nonzero(enemy[ok], axis=1).astype(np.int64))
-    return parsed
-
-
-def _bitboards(cells: np.ndarray) -> np.ndarray:
-    """int64 bitboards of boolean rows (cell i is bit i)."""
-    packed = np.packbits(cells, axis=1, bitorder="little")
-    wide = np.zeros((len(cells), 8), dtype=np.uint8)
-    wide[:, :packed.shape[1]] = packed
-    return wide.view("<i8").ravel().astype(np.int64)
 
 
 def analysis_text(report: dict) -> str:

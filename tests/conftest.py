@@ -46,3 +46,88 @@ def interrupt_at(monkeypatch):
         monkeypatch.setattr(builder, "_solve_layer", solve_or_interrupt)
 
     return arm
+
+
+# --- the web server (tests/test_web_api.py, tests/test_web_page.py) ---------------------
+
+
+@pytest.fixture(scope="session")
+def web_service(db3, db4, db5_low):
+    """One :class:`retro.web.Service` over the three small databases, on disk."""
+    from retro.web import Service
+
+    service = Service.open([db3, db4, db5_low])
+    yield service
+    service.close()
+
+
+@pytest.fixture(scope="session")
+def web_app(web_service):
+    from retro.web import create_app
+
+    return create_app(web_service)
+
+
+@pytest.fixture(scope="session")
+def web_client(web_app):
+    """A Starlette TestClient of the app (its lifespan run once)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette's notice about httpx versions
+        from starlette.testclient import TestClient
+
+        client = TestClient(web_app, raise_server_exceptions=False)
+    with client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def web_server(web_app):
+    """The app on a live uvicorn server in a thread, on a free loopback port: its URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(web_app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium (Debian's package, driven by Playwright) for the page tests."""
+    import os
+    from pathlib import Path
+
+    executable = os.environ.get("RETRO_CHROMIUM", CHROMIUM)
+    if not Path(executable).exists():
+        pytest.skip(f"the browser tests need Chromium at {executable}: apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the browser tests need Playwright: pip install -e '.[test]' "
+                    "(and Chromium: apt-get install chromium)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()

@@ -1,7 +1,9 @@
 """A plain recursive minimax, written for the tests independently of retro.
 
 It shares no code with the package: its own board arithmetic, move generation and
-line test, no symmetry, no layers, no index. It memoises on the raw bitboards.
+line test, no symmetry, no layers, no index. It memoises on the raw bitboards: in a
+dictionary, or on boards up to 4x4 in a plain array with a cell for every (side,
+musketeer squares, enemy bitboard).
 Values come back as ``(musketeers_win, plies)`` with the usual preferences: the winner
 hurries, the loser delays, a finished game is 0 plies.
 
@@ -11,8 +13,11 @@ fit in the test budget; the algorithm is the textbook one.
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 from numba import njit, types
+from numba.extending import overload
 from numba.typed import Dict
 
 M_TO_MOVE = 0
@@ -52,11 +57,11 @@ def _neighbour(sq, direction, n):
 @njit  # no cache: numba cannot cache recursive functions reliably
 def solve(to_move, musketeers, enemies, n, memo):
     """Value ``2 * plies + musketeers_win`` of a position, by plain minimax."""
-    key = (to_move << 60) | (musketeers << 30) | enemies
-    if key in memo:
-        return memo[key]
+    known = _recall(memo, to_move, musketeers, enemies, n)
+    if known >= 0:
+        return known
     if _in_one_line(musketeers, n):
-        memo[key] = 0  # the enemy has won
+        _remember(memo, to_move, musketeers, enemies, n, 0)  # the enemy has won
         return 0
     other = 1 - to_move
     best_win = 1 << 30  # fastest win found for the mover
@@ -89,12 +94,73 @@ def solve(to_move, musketeers, enemies, n, memo):
         result = 2 * (best_loss + 1) + (0 if musketeers_move else 1)
     else:
         result = 1  # no legal move: the musketeers have won
-    memo[key] = result
+    _remember(memo, to_move, musketeers, enemies, n, result)
     return result
 
 
-def new_memo():
+def new_memo(n: int = 5, max_men: int | None = None):
+    """An empty memo for an n×n board: a plain array with a cell for every position of
+    at most ``max_men`` enemy men when that fits (every 3x3 and 4x4 position; the low
+    layers of 5x5), else a dictionary."""
+    men = n * n - 3 if max_men is None else max_men
+    cells = 2 * comb(n * n, 3) * sum(comb(n * n, k) for k in range(men + 1))
+    if cells <= 1 << 27:
+        return np.full(cells, -1, dtype=np.int8)
     return Dict.empty(key_type=types.int64, value_type=types.int64)
+
+
+_CHOOSE = np.array([[comb(a, k) for k in range(26)] for a in range(26)], dtype=np.int64)
+
+
+@njit(cache=True)
+def _cell(to_move, musketeers, enemies, n, cells):
+    """The array cell of a position: side, the colex rank of the musketeers' squares,
+    then the enemy men's squares ranked among the sets of at most their number."""
+    trio, k = 0, 1
+    men, rank = 0, 0
+    for sq in range(n * n):
+        if (musketeers >> sq) & 1:
+            trio += _CHOOSE[sq, k]
+            k += 1
+        if (enemies >> sq) & 1:
+            men += 1
+            rank += _CHOOSE[sq, men]
+    for fewer in range(men):
+        rank += _CHOOSE[n * n, fewer]
+    trios = _CHOOSE[n * n, 3]
+    span = cells // (2 * trios)
+    if rank >= span:
+        raise ValueError("the position has more enemy men than the memo holds")
+    return (to_move * trios + trio) * span + rank
+
+
+def _recall(memo, to_move, musketeers, enemies, n):
+    """The memoised value of a position, or -1."""
+
+
+def _remember(memo, to_move, musketeers, enemies, n, value):
+    """Memoise the value of a position."""
+
+
+@overload(_recall)
+def _recall_in(memo, to_move, musketeers, enemies, n):
+    if isinstance(memo, types.DictType):
+        return lambda memo, to_move, musketeers, enemies, n: memo.get(
+            (to_move << 60) | (musketeers << 30) | enemies, -1)
+    return lambda memo, to_move, musketeers, enemies, n: np.int64(
+        memo[_cell(to_move, musketeers, enemies, n, len(memo))])
+
+
+@overload(_remember)
+def _remember_in(memo, to_move, musketeers, enemies, n, value):
+    if isinstance(memo, types.DictType):
+        def remember(memo, to_move, musketeers, enemies, n, value):
+            memo[(to_move << 60) | (musketeers << 30) | enemies] = value
+        return remember
+
+    def remember(memo, to_move, musketeers, enemies, n, value):
+        memo[_cell(to_move, musketeers, enemies, n, len(memo))] = value
+    return remember
 
 
 @njit

@@ -47,8 +47,8 @@ def _every_table_entry(n: int, max_k: int) -> tuple[np.ndarray, np.ndarray, np.n
     return sides, np.concatenate([musketeers, musketeers]), np.concatenate([enemies, enemies])
 
 
-def _assert_agree(db_path, n, sides, musketeers, enemies):
-    expected = solve_many(sides, musketeers, enemies, n, new_memo())
+def _assert_agree(db_path, n, sides, musketeers, enemies, max_men=None):
+    expected = solve_many(sides, musketeers, enemies, n, new_memo(n, max_men))
     with open_database(db_path) as db:
         musketeers_win, plies = db.probe_many((sides, musketeers, enemies))
     got = 2 * plies + musketeers_win
@@ -79,7 +79,7 @@ def test_every_4x4_position(db4):
 def test_every_5x5_table_entry_up_to_four_men(db5_low):
     with open_database(db5_low) as db:
         assert db.max_guards == 4
-    values = _assert_agree(db5_low, 5, *_every_table_entry(5, 4))
+    values = _assert_agree(db5_low, 5, *_every_table_entry(5, 4), max_men=4)
     assert len(values) == 2 * 319 * (1 + 22 + 231 + 1540 + 7315)
 
 

@@ -1,0 +1,29 @@
+"""Screenshot of the page for the README: ``python docs/screenshot.py [URL] [OUT]``.
+
+Run ``retro serve`` first; the default URL shows three moves from the standard
+start. Uses Debian's Chromium through Playwright, as the browser tests do.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from playwright.sync_api import sync_playwright
+
+URL = "http://127.0.0.1:8000/?start=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX&moves=e1-e2,d1-e1,c3-c2"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def main(url: str = URL, out: str = "docs/web.png") -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url)
+        page.wait_for_selector("#moves li")  # the moves came from the API
+        page.screenshot(path=out, full_page=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

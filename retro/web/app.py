@@ -1,0 +1,372 @@
+"""The Starlette application: API v1, the page, errors and caching headers.
+
+Every route answers JSON (or the page's own files) and nothing else:
+
+* errors are ``{"error": "<one line>"}``, with retro's own words for bad input
+  (400), 404 for an unknown path or a board size not served, 405 for a method a
+  path does not take, 413 for a body over 1 MB or a batch over 10,000 positions;
+  anything unexpected is logged here and answered with a plain 400 line, never a
+  500, a traceback or a file name;
+* GET answers of the API carry ``Cache-Control``, an ``ETag`` derived from the
+  served databases' digest and retro's version (``If-None-Match`` gets 304), and
+  every answer ``Access-Control-Allow-Origin: *``.
+
+Handlers run in the event loop's thread: a probe takes tens of microseconds, a
+batch of 10,000 positions a few milliseconds, and no lock is needed around the
+databases' chunk caches. Requests are bounded before any work: query strings of
+at most 2 KiB, positions of at most 100 characters, bodies of at most 1 MB, read
+incrementally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from contextlib import asynccontextmanager
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..errors import PositionError
+from .openapi import docs_html, openapi
+from .service import MAX_BATCH, RequestError, Service, TooLargeError, public_error
+from .shared import POLL_SECONDS
+
+log = logging.getLogger("retro.web")
+
+MAX_BODY = 1 << 20  # bytes of a POST body
+MAX_QUERY = 2048  # bytes of a query string
+ANSWER_CACHE_BYTES = 16 << 20  # recent GET answers kept per worker
+API_CACHE = "public, max-age=3600"  # values never change for a given ETag; revalidate hourly
+PAGE_CACHE = "no-cache"  # the page: always revalidated (a cheap 304)
+ASSET_CACHE = "public, max-age=31536000, immutable"  # assets are named by their content
+JSON = "application/json"
+CORS = {"Access-Control-Allow-Origin": "*"}
+PREFLIGHT = {
+    **CORS,
+    "Access-Control-Allow-Methods": "GET, HEAD, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type, If-None-Match",
+    "Access-Control-Max-Age": "86400",
+}
+SECURITY = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                               "base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
+
+
+class AnswerCache:
+    """The latest GET answers (their JSON), up to a number of bytes: a position's answer
+    never changes while the server runs, and popular positions are asked again and again."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes, self.bytes = max_bytes, 0
+        self._items: OrderedDict[tuple, bytes] = OrderedDict()
+
+    def get(self, key: tuple) -> bytes | None:
+        body = self._items.get(key)
+        if body is not None:
+            self._items.move_to_end(key)
+        return body
+
+    def put(self, key: tuple, body: bytes) -> None:
+        size = len(body) + len(key[1]) + 100
+        if size > self.max_bytes // 16 or key in self._items:
+            return
+        self._items[key] = body
+        self.bytes += size
+        while self.bytes > self.max_bytes:
+            old_key, old = self._items.popitem(last=False)
+            self.bytes -= len(old) + len(old_key[1]) + 100
+
+
+class JSONAnswer(Response):
+    """A 200 JSON answer whose headers were encoded once, in advance: Starlette's
+    :meth:`Response.init_headers` costs about as much as a probe."""
+
+    def __init__(self, body: bytes, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code, self.background, self.body = 200, None, body
+        self.raw_headers = [*raw_headers, (b"content-length", str(len(body)).encode())]
+
+
+def _raw_headers(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(key.lower().encode("latin-1"), value.encode("latin-1")) for key, value in headers.items()]
+
+
+class NotFound(RequestError):
+    status = 404
+
+
+class NotAllowed(RequestError):
+    status = 405
+
+
+def create_app(service: Service, *, warm: bool = True, close: bool = False) -> Starlette:
+    """The ASGI application serving ``service``.
+
+    ``warm`` runs every kernel once at startup (the numba cache makes that fast), so
+    the first request is as fast as the next; ``close`` closes the databases at
+    shutdown.
+    """
+    secrets = service.paths
+    assets, page = _static_files()
+
+    def error(exc: BaseException, *, headers: dict | None = None) -> Response:
+        status, message = public_error(exc, secrets)
+        if not isinstance(exc, (RequestError, PositionError)):
+            app.state.unexpected_errors += 1
+            log.error("could not answer a request", exc_info=exc)
+        return Response(json.dumps({"error": message}).encode(), status,
+                        {"Cache-Control": "no-store", **CORS, **(headers or {})}, media_type=JSON)
+
+    api_headers = _raw_headers({"Cache-Control": API_CACHE, **CORS, "ETag": service.etag,
+                                "Content-Type": JSON})
+
+    def answer(request: Request, body: bytes, *, cache: str = API_CACHE,
+               etag: str | None = None) -> Response:
+        if cache == API_CACHE and etag == service.etag:  # the hot path: a probe, a line
+            if _matches(request.headers.get("if-none-match"), etag):
+                return Response(None, 304, {"Cache-Control": cache, **CORS, "ETag": etag})
+            return JSONAnswer(body, api_headers)
+        headers = {"Cache-Control": cache, **CORS}
+        if etag is not None:
+            headers["ETag"] = etag
+            if _matches(request.headers.get("if-none-match"), etag):
+                return Response(None, 304, headers)
+        return Response(body, 200, headers, media_type=JSON)
+
+    answers = AnswerCache(ANSWER_CACHE_BYTES)
+
+    def api(params: tuple[str, ...], compute):
+        """A GET endpoint of the API: checked parameters in, cacheable JSON out."""
+
+        async def endpoint(request: Request) -> Response:
+            if request.method == "OPTIONS":
+                return Response(None, 204, PREFLIGHT)
+            key = (request.scope["path"], request.scope["query_string"])
+            body = answers.get(key)
+            if body is not None:
+                return answer(request, body, etag=service.etag)
+            try:
+                query = _query(request, params)
+                body, tagged = compute(query)
+            except Exception as exc:  # noqa: BLE001 - the edge: everything becomes JSON
+                return error(exc)
+            if tagged:
+                answers.put(key, body)
+                return answer(request, body, etag=service.etag)
+            # Unseeded play: any of the equally good moves; an ETag for revalidation only.
+            return answer(request, body, cache="no-cache", etag="W/" + service.etag)
+
+        return endpoint
+
+    probe_get = api(("position",), lambda q: (service.probe(q.get("position")), True))
+    line = api(("position",), lambda q: (service.line(q.get("position")), True))
+    play = api(("position", "seed"),
+               lambda q: (service.play(q.get("position"), q.get("seed")), q.get("seed") is not None))
+
+    async def probe(request: Request) -> Response:
+        if request.method != "POST":
+            return await probe_get(request)
+        try:
+            _query(request, ())
+            items = _positions(await _body(request))
+            body = service.batch(items)
+        except ClientDisconnect:
+            return Response(None, 400)
+        except Exception as exc:  # noqa: BLE001
+            return error(exc)
+        return Response(body, 200, {"Cache-Control": "no-store", **CORS}, media_type=JSON)
+
+    async def info(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return Response(None, 204, PREFLIGHT)
+        try:
+            _query(request, ())
+            body = json.dumps(service.info(), separators=(",", ":")).encode()
+        except Exception as exc:  # noqa: BLE001
+            return error(exc)
+        # "values" says whether the shared table has loaded yet: revalidate every time.
+        return answer(request, body, cache="no-cache", etag=service.etag)
+
+    spec = json.dumps(openapi(), indent=1).encode()
+    docs = docs_html(openapi()).encode()
+    spec_tag = '"' + hashlib.sha256(spec).hexdigest()[:32] + '"'
+    docs_tag = '"' + hashlib.sha256(docs).hexdigest()[:32] + '"'
+
+    async def openapi_json(request: Request) -> Response:
+        return answer(request, spec, cache=PAGE_CACHE, etag=spec_tag)
+
+    async def docs_page(request: Request) -> Response:
+        if _matches(request.headers.get("if-none-match"), docs_tag):
+            return Response(None, 304, {"ETag": docs_tag, "Cache-Control": PAGE_CACHE})
+        headers = {**SECURITY, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
+        return Response(docs, 200, {"ETag": docs_tag, "Cache-Control": PAGE_CACHE, **headers},
+                        media_type="text/html; charset=utf-8")
+
+    async def health(request: Request) -> Response:
+        return Response(b'{"status":"ok"}', 200, {"Cache-Control": "no-store", **CORS},
+                        media_type=JSON)
+
+    async def index(request: Request) -> Response:
+        body, tag = page
+        headers = {"ETag": tag, "Cache-Control": PAGE_CACHE, **SECURITY}
+        if _matches(request.headers.get("if-none-match"), tag):
+            return Response(None, 304, headers)
+        return Response(body, 200, headers, media_type="text/html; charset=utf-8")
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in assets:
+            return error(NotFound("no such file"))
+        body, tag = assets[name]
+        headers = {"ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff"}
+        if _matches(request.headers.get("if-none-match"), tag):
+            return Response(None, 304, headers)
+        return Response(body, 200, headers, media_type=STATIC[name])
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "")
+            return error(NotAllowed(f"method {request.method} is not allowed here; use {allowed}"),
+                         headers={"Allow": allowed})
+        if exc.status_code == 404:
+            return error(NotFound("no such path; the API is described at "
+                                  "/api/v1/openapi.json and /api/v1/docs"))
+        return error(RequestError(exc.detail))
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        return error(exc)
+
+    async def pick_up_shared_values() -> None:
+        while service.waiting():
+            await asyncio.sleep(POLL_SECONDS)
+            service.refresh()
+
+    @asynccontextmanager
+    async def lifespan(app):
+        if warm:
+            service.warm()
+        waiter = asyncio.create_task(pick_up_shared_values())
+        yield
+        waiter.cancel()
+        if close:
+            service.close()
+
+    api_methods = ["GET", "HEAD", "OPTIONS"]
+    routes = [
+        Route("/api/v1/probe", probe, methods=["GET", "HEAD", "POST", "OPTIONS"]),
+        Route("/api/v1/play", play, methods=api_methods),
+        Route("/api/v1/line", line, methods=api_methods),
+        Route("/api/v1/info", info, methods=api_methods),
+        Route("/health", health, methods=["GET", "HEAD"]),
+        Route("/", index, methods=["GET", "HEAD"]),
+        Route("/static/{name}", static, methods=["GET", "HEAD"]),
+        Route("/api/v1/openapi.json", openapi_json, methods=["GET", "HEAD"]),
+        Route("/api/v1/docs", docs_page, methods=["GET", "HEAD"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: http_error, Exception: unexpected})
+    app.state.service = service
+    app.state.unexpected_errors = 0  # answers that had to hide an exception (see the log)
+    return app
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header matches ``etag`` (weak comparison)."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    bare = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == bare for tag in header.split(","))
+
+
+def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
+    """The query parameters, each at most once and each one the endpoint takes."""
+    raw = request.scope.get("query_string", b"")
+    if len(raw) > MAX_QUERY:
+        raise RequestError(f"the query string is too long (at most {MAX_QUERY:,} bytes)")
+    if b"&" not in raw and b"%" not in raw and b"+" not in raw and b"=" in raw:
+        # The common request, one parameter with nothing escaped, split as parse_qsl would.
+        items = [raw.decode("latin-1").split("=", 1)]
+    else:
+        items = request.query_params.multi_items()
+    query: dict[str, str] = {}
+    for key, value in items:
+        if key not in allowed:
+            shown = key if len(key) <= 30 else key[:30] + "..."
+            takes = f"it takes {', '.join(allowed)}" if allowed else "it takes none"
+            raise RequestError(f"unknown parameter {shown!r} for {request.url.path}; {takes}")
+        if key in query:
+            raise RequestError(f"parameter {key!r} is given more than once")
+        query[key] = value
+    return query
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, read incrementally and refused beyond MAX_BODY bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_BODY:
+        raise TooLargeError(f"the body is larger than {MAX_BODY:,} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise TooLargeError(f"the body is larger than {MAX_BODY:,} bytes")
+    return bytes(body)
+
+
+def _positions(body: bytes) -> list:
+    """The ``positions`` list of a batch body ``{"positions": [...]}``."""
+    usage = 'the body must be a JSON object {"positions": [...]} of at most 10,000 positions'
+    if not body.strip():
+        raise RequestError(f"empty body: {usage}")
+    try:
+        data = json.loads(body, parse_constant=_not_json)
+    except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, nesting too deep
+        if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+            detail = str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        else:
+            detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise RequestError(f"the body is not valid JSON ({detail}): {usage}") from None
+    if not isinstance(data, dict):
+        raise RequestError(usage)
+    unknown = sorted(set(data) - {"positions"})
+    if unknown:
+        shown = unknown[0] if len(unknown[0]) <= 30 else unknown[0][:30] + "..."
+        raise RequestError(f"unknown field {shown!r}: {usage}")
+    items = data.get("positions")
+    if not isinstance(items, list):
+        raise RequestError(usage)
+    if len(items) > MAX_BATCH:
+        raise TooLargeError(f"at most {MAX_BATCH:,} positions per batch; this one has {len(items):,}")
+    return items
+
+
+def _not_json(constant: str):
+    """``NaN`` and ``Infinity`` are not JSON: refuse them as the standard does."""
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _static_files() -> tuple[dict[str, tuple[bytes, str]], tuple[bytes, str]]:
+    """The page's files, read once; the page names each asset by its content hash."""
+    folder = resources.files("retro.web") / "static"
+    assets = {}
+    for name in STATIC:
+        body = (folder / name).read_bytes()
+        assets[name] = (body, '"' + hashlib.sha256(body).hexdigest()[:16] + '"')
+    html = (folder / "index.html").read_text(encoding="utf-8")
+    for name, (_, tag) in assets.items():
+        html = html.replace(f'"static/{name}"', f'"static/{name}?v={tag.strip(chr(34))}"')
+    body = html.encode()
+    return assets, (body, '"' + hashlib.sha256(body).hexdigest()[:16] + '"')

@@ -1,0 +1,185 @@
+"""The OpenAPI document of API v1, and a plain docs page made from it (no CDN)."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from .. import __version__
+
+START = "M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX"
+
+_POSITION = {
+    "name": "position", "in": "query", "required": True,
+    "description": "A position in retro's notation: M or E (side to move), then one group per "
+                   "row from row 1, columns a to e; O musketeer, X enemy man, . empty. Groups "
+                   "are separated by spaces (URL-encoded) or by _.",
+    "schema": {"type": "string", "maxLength": 100}, "example": START,
+}
+_SEED = {
+    "name": "seed", "in": "query", "required": False,
+    "description": "Makes the choice among equally good moves reproducible (without it the "
+                   "choice is random and the answer is not cached).",
+    "schema": {"type": "integer", "minimum": 0, "maximum": 2**64 - 1}, "example": 7,
+}
+_VALUE = {
+    "winner": {"type": "string", "enum": ["musketeers", "enemy"],
+               "description": "who wins under perfect play"},
+    "plies": {"type": "integer", "minimum": 0,
+              "description": "plies to the end under perfect play (0: the game is over)"},
+}
+_STEP = {
+    "type": "object", "required": ["move", "position", "winner", "plies"],
+    "properties": {"move": {"type": "string", "example": "e1-e2"},
+                   "position": {"type": "string", "description": "the position the move leads to"},
+                   **_VALUE},
+}
+_ERROR = {"type": "object", "required": ["error"],
+          "properties": {"error": {"type": "string", "description": "one line, as the CLI says it"}}}
+
+
+def _errors(*codes: int) -> dict:
+    words = {
+        304: "not modified (If-None-Match matched the ETag)",
+        400: "bad position, move, parameter or body",
+        404: "unknown path, or a board size (or number of enemy men) not served",
+        405: "method not allowed",
+        413: "body over 1 MB, or more than 10,000 positions",
+    }
+    out = {}
+    for code in codes:
+        if code == 304:
+            out["304"] = {"description": words[304]}
+        else:
+            out[str(code)] = {"description": words[code],
+                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return out
+
+
+def openapi() -> dict:
+    """The OpenAPI 3.1 document served at /api/v1/openapi.json."""
+    probe_answer = {
+        "type": "object",
+        "required": ["position", "size", "side", "winner", "plies", "value", "over", "result", "moves"],
+        "properties": {
+            "position": {"type": "string"},
+            "size": {"type": "integer", "enum": [3, 4, 5]},
+            "side": {"type": "string", "enum": ["musketeers", "enemy"], "description": "side to move"},
+            **_VALUE,
+            "value": {"type": "string", "example": "the enemy wins in 33 plies"},
+            "over": {"type": "boolean"},
+            "result": {"type": "string", "description": "why the game is over, or 'the game goes on'"},
+            "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Step"},
+                      "description": "every legal move, best first for the side to move"},
+        },
+    }
+    get = lambda summary, description, params, schema, codes: {
+        "summary": summary, "description": description, "parameters": params,
+        "responses": {"200": {"description": "OK", "headers": {
+            "ETag": {"schema": {"type": "string"}}, "Cache-Control": {"schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": schema}}}, **_errors(*codes)},
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "retro: Three Musketeers, strongly solved",
+            "version": __version__,
+            "description": "Every position's value under perfect play (who wins, in how many "
+                           "plies), its moves, principal lines and the perfect player's move. "
+                           "Read-only and stateless; GET answers are cacheable (ETag).",
+        },
+        "servers": [{"url": "/"}],
+        "paths": {
+            "/api/v1/probe": {
+                "get": get("Probe a position",
+                           "The value of a position and every legal move, best first, with the "
+                           "position it leads to and that position's value. The fields of "
+                           "`retro probe --json` and more.",
+                           [_POSITION], {"$ref": "#/components/schemas/Probe"}, (304, 400, 404)),
+                "post": {
+                    "summary": "Probe many positions",
+                    "description": "Up to 10,000 positions (body at most 1 MB); results in the same "
+                                   "order. A bad position gets an error entry; the batch goes on.",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                        "type": "object", "required": ["positions"],
+                        "properties": {"positions": {"type": "array", "maxItems": 10000,
+                                                     "items": {"type": "string"}}}},
+                        "example": {"positions": [START.replace("_", " "), "E .O. XOX ..."]}}}},
+                    "responses": {"200": {"description": "OK", "content": {"application/json": {
+                        "schema": {"type": "object", "properties": {"results": {"type": "array", "items": {
+                            "oneOf": [
+                                {"type": "object", "required": ["position", "winner", "plies"],
+                                 "properties": {"position": {"type": "string"}, **_VALUE}},
+                                {"type": "object", "required": ["position", "error"],
+                                 "properties": {"position": {}, "error": {"type": "string"}}},
+                            ]}}}}}}}, **_errors(400, 413)},
+                },
+            },
+            "/api/v1/line": {"get": get(
+                "Principal line",
+                "Perfect play from the position to the end of the game, each move with the "
+                "position it leads to and its value.",
+                [_POSITION], {"type": "object", "required": ["position", "winner", "plies", "line"],
+                              "properties": {"position": {"type": "string"}, **_VALUE,
+                                             "value": {"type": "string"},
+                                             "line": {"type": "array",
+                                                      "items": {"$ref": "#/components/schemas/Step"}}}},
+                (304, 400, 404))},
+            "/api/v1/play": {"get": get(
+                "The perfect player's move",
+                "The move `retro play` makes: a fastest win, or when lost the move after which "
+                "the largest share of the opponent's replies throws the win away, then the "
+                "longest resistance. 400 for a finished position.",
+                [_POSITION, _SEED], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
+            "/api/v1/info": {"get": get(
+                "The boards served",
+                "Board size, enemy-men limit, positions, format version, content digest, build "
+                "time and how the values are held, per board; retro's version.",
+                [], {"type": "object"}, (304,))},
+            "/health": {"get": {"summary": "Liveness", "responses": {"200": {
+                "description": "OK", "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},
+        },
+        "components": {"schemas": {"Probe": probe_answer, "Step": _STEP, "Error": _ERROR}},
+    }
+
+
+def docs_html(spec: dict) -> str:
+    """A small self-contained page describing the API, made from ``spec``."""
+    e = html.escape
+    parts = []
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            params = op.get("parameters", [])
+            query = "&".join(f"{p['name']}={p.get('example', '')}" for p in params if p["required"])
+            url = path + (f"?{query}" if query else "")
+            rows = "".join(
+                f"<tr><td><code>{e(p['name'])}</code>{'' if p['required'] else ' (optional)'}</td>"
+                f"<td>{e(p['description'])}</td></tr>" for p in params)
+            example = ""
+            if method == "get":
+                example = f'<p>Try: <a href="{e(url)}"><code>GET {e(url)}</code></a></p>'
+            else:
+                body = json.dumps(op["requestBody"]["content"]["application/json"]["example"])
+                example = (f"<pre>curl -s -X POST -H 'Content-Type: application/json' "
+                           f"-d '{e(body)}' http://HOST{e(path)}</pre>")
+            codes = ", ".join(op["responses"])
+            parts.append(
+                f"<section><h2><span class=m>{method.upper()}</span> <code>{e(path)}</code></h2>"
+                f"<p><b>{e(op['summary'])}.</b> {e(op.get('description', ''))}</p>"
+                + (f"<table>{rows}</table>" if rows else "") + example
+                + f"<p class=codes>Statuses: {e(codes)}</p></section>")
+    style = ("body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;"
+             "color:#1d2433}code,pre{font:13px ui-monospace,monospace;background:#f1f3f7;padding:.1em .3em;"
+             "border-radius:4px}pre{padding:.6rem;overflow:auto}section{border-top:1px solid #dde1ea;"
+             "padding:.4rem 0}.m{font:600 13px ui-monospace,monospace;color:#fff;background:#3558a8;"
+             "padding:.1em .4em;border-radius:4px}td{vertical-align:top;padding:.2rem .6rem .2rem 0}"
+             ".codes{color:#5b6478;font-size:13px}")
+    info = spec["info"]
+    return (f"<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f"<meta name=viewport content='width=device-width,initial-scale=1'>"
+            f"<title>retro API v1</title><style>{style}</style></head><body>"
+            f"<h1>{e(info['title'])}</h1><p>API v1, retro {e(info['version'])}. {e(info['description'])} "
+            f"Errors are <code>{{\"error\": \"...\"}}</code>. The machine-readable document: "
+            f"<a href='/api/v1/openapi.json'>/api/v1/openapi.json</a>; the board: <a href='/'>/</a>.</p>"
+            + "".join(parts) + "</body></html>")

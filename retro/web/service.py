@@ -1,0 +1,334 @@
+"""The answers of the web API, built on the probe API; no HTTP here.
+
+:class:`Service` holds one open :class:`~retro.probe.Database` per board size served
+and turns request parameters into the JSON objects of API v1. Every value comes
+from the database (:meth:`~retro.probe.Database.probe`, ``moves``, ``line``,
+``probe_many``), every move from :class:`~retro.position.Position`, every computer
+move from :func:`retro.play.computer_move`, and every text from :mod:`retro.text`.
+
+Errors are exceptions with an HTTP status (:class:`RequestError`) or retro's own
+(:class:`~retro.errors.PositionError`: 400); :func:`public_error` turns any of them
+into the one line a client may see, which never names a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..errors import (
+    BoardMismatchError,
+    ChecksumError,
+    DatabaseError,
+    PositionError,
+    PositionNotInDatabaseError,
+)
+from ..play import computer_move
+from ..position import Position, parse_canonical
+from ..probe import Database, open_database
+from ..storage import DatabaseFile
+from ..text import line_json, move_json, probe_answer_bytes
+from .shared import Attachment
+
+log = logging.getLogger("retro.web")
+
+MAX_POSITION_CHARS = 100  # a 5x5 position is 31 characters; a little room for spacing
+MAX_BATCH = 10_000  # positions in one POST /api/v1/probe
+MAX_SEED = (1 << 64) - 1
+# The end of a batch result after the position, by 2 * plies + (1 if the musketeers win).
+_ENDINGS = [f'","winner":"{"musketeers" if v & 1 else "enemy"}","plies":{v >> 1}}}' for v in range(256)]
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+class RequestError(Exception):
+    """A request the API cannot answer, with its HTTP status (400 unless a subclass says)."""
+
+    status = 400
+
+
+class NotServedError(RequestError):
+    """A board size, or a layer of an endgame database, that this server does not hold."""
+
+    status = 404
+
+
+class TooLargeError(RequestError):
+    """A body over the size limit, or a batch of too many positions."""
+
+    status = 413
+
+
+def public_error(error: BaseException, secrets: tuple[str, ...] = ()) -> tuple[int, str]:
+    """The HTTP status and the one-line message a client may see for ``error``.
+
+    Input errors keep retro's own words (the CLI's). A database's messages name its
+    file, so they are replaced by words that do not; ``secrets`` (the served paths)
+    never appear in any message.
+    """
+    if isinstance(error, RequestError):
+        status, message = error.status, str(error)
+    elif isinstance(error, PositionError):
+        status, message = 400, str(error)
+    elif isinstance(error, (BoardMismatchError, PositionNotInDatabaseError)):
+        status, message = 404, "this server holds no database for that position"
+    elif isinstance(error, ChecksumError):
+        status, message = 503, "the database is damaged (a checksum failed); the server's log says more"
+    elif isinstance(error, DatabaseError):
+        status, message = 503, "the database cannot answer; the server's log says more"
+    else:  # a bug: the log has the traceback, the client gets one plain line
+        status, message = 400, "the server could not answer this request"
+    message = " ".join(message.split()) or "bad request"
+    if any(secret and secret in message for secret in secrets):
+        message = "the request could not be answered"
+    return status, message
+
+
+# --- the databases served ---------------------------------------------------------------
+
+
+def database_digest(path: Path) -> tuple[str, dict]:
+    """A digest of a database's values (from each layer's SHA-256) and its metadata."""
+    file = DatabaseFile(path, cache_bytes=0)
+    try:
+        return file.content_digest(), file.metadata
+    finally:
+        file.close()
+
+
+@dataclass
+class Board:
+    """One database served: the board size it answers and what /api/v1/info says of it."""
+
+    db: Database
+    digest: str
+    metadata: dict
+    attachment: Attachment | None = None
+    size: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.size = self.db.size
+
+    @property
+    def max_guards(self) -> int:
+        return self.db.max_guards
+
+    def refresh(self) -> None:
+        """Switch to the shared in-memory values once they are ready."""
+        values = self.attachment.poll()
+        if values is not None:
+            self.db.attach(values)
+            self.attachment = None
+        elif self.attachment.failed:
+            self.attachment = None
+
+    def info(self) -> dict:
+        """What /api/v1/info says of this board; ``start`` is None when the database
+        (an endgame database) does not hold the standard start."""
+        start = Position.start(self.size)
+        return {
+            "size": self.size,
+            "board": f"{self.size}x{self.size}",
+            "max_enemy_men": self.max_guards,
+            "positions": 2 * self.db.table_size,
+            "format_version": self.metadata.get("format_version"),
+            "digest": self.digest,
+            "built": self.metadata.get("created"),
+            "retro_version_built": self.metadata.get("retro_version"),
+            "start": str(start) if start.enemy_count <= self.max_guards else None,
+            "values": "memory" if self.db.in_memory else "disk",
+        }
+
+
+class Service:
+    """The API's answers over the databases served, one per board size."""
+
+    def __init__(self, boards: list[Board]) -> None:
+        sizes = [board.size for board in boards]
+        if len(set(sizes)) != len(sizes):
+            raise ValueError("serve one database per board size")
+        self.boards = {board.size: board for board in sorted(boards, key=lambda b: b.size)}
+        self._pending = [b for b in self.boards.values() if b.attachment is not None]
+        self.paths = tuple(s for b in boards for s in (str(b.db.path), str(Path(b.db.path).resolve())))
+        tag = "\n".join([f"retro {__version__}"] + [f"{b.size}:{b.digest}" for b in self.boards.values()])
+        self.etag = '"' + hashlib.sha256(tag.encode()).hexdigest()[:32] + '"'
+
+    @classmethod
+    def open(cls, paths: list[Path], shared: dict[str, str] | None = None) -> Service:
+        """Open each database (on disk); ``shared`` maps a path to its shared values' file."""
+        boards: list[Board] = []
+        try:
+            for path in paths:
+                db = open_database(path)
+                boards.append(Board(db, *database_digest(Path(path))))
+                target = (shared or {}).get(str(path))
+                if target is not None:
+                    boards[-1].attachment = Attachment(target, db.table_size,
+                                                       boards[-1].digest)
+        except BaseException:
+            for board in boards:
+                board.db.close()
+            raise
+        return cls(boards)
+
+    def close(self) -> None:
+        for board in self.boards.values():
+            board.db.close()
+
+    def waiting(self) -> bool:
+        """Whether some board still waits for its shared values to load."""
+        return bool(self._pending)
+
+    def refresh(self) -> None:
+        """Pick up shared values that finished loading."""
+        if self._pending:
+            for board in self._pending:
+                board.refresh()
+            self._pending = [b for b in self._pending if b.attachment is not None]
+
+    def warm(self) -> None:
+        """Run every kernel a request uses once, so the first answers are fast."""
+        for board in self.boards.values():
+            start = Position.start(board.size)
+            enemies = start.enemies
+            while enemies.bit_count() > board.max_guards:  # an endgame database
+                enemies &= enemies - 1
+            text = str(Position(start.side, start.musketeers, enemies, board.size))
+            for answer, arguments in ((self.probe, (text,)), (self.play, (text, "0")),
+                                      (self.batch, ([text],))):
+                try:
+                    answer(*arguments)
+                except (PositionError, RequestError):  # a finished position: nothing to warm
+                    pass
+
+    # --- parameters ------------------------------------------------------------------
+
+    def parse(self, text: str | None) -> Position:
+        """A position from a request: groups separated by spaces or ``_``."""
+        if text is None:
+            raise RequestError("missing parameter 'position', e.g. position=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX")
+        if len(text) > MAX_POSITION_CHARS:
+            raise RequestError(f"a position is at most {MAX_POSITION_CHARS} characters long; "
+                               f"this one has {len(text):,}")
+        return Position.parse(text.replace("_", " "))
+
+    def board(self, position: Position) -> Board:
+        """The board that answers ``position``; NotServedError when there is none."""
+        board = self.boards.get(position.size)
+        if board is None:
+            served = ", ".join(f"{n}x{n}" for n in self.boards) or "none"
+            raise NotServedError(f"no {position.size}x{position.size} database is served here "
+                                 f"(boards served: {served})")
+        if position.enemy_count > board.max_guards:
+            raise NotServedError(
+                f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
+                f"database served here holds positions with 0..{board.max_guards} enemy men")
+        return board
+
+    @staticmethod
+    def seed(text: str | None) -> int | None:
+        if text is None:
+            return None
+        if not (text.isascii() and text.isdigit()) or len(text) > 20 or int(text) > MAX_SEED:
+            shown = text if len(text) <= 30 else text[:30] + "..."
+            raise RequestError(f"seed must be a whole number from 0 to {MAX_SEED}, not {shown!r}")
+        return int(text)
+
+    # --- answers ---------------------------------------------------------------------
+
+    def probe(self, text: str | None) -> bytes:
+        """GET /api/v1/probe: the value, and every move best first with where it leads
+        (the JSON of :func:`retro.text.probe_answer`)."""
+        position = self.parse(text)
+        return probe_answer_bytes(position, *self.board(position).db.probe_rows(position))
+
+    def line(self, text: str | None) -> bytes:
+        """GET /api/v1/line: the principal line to the end, each step with its value."""
+        position = self.parse(text)
+        db = self.board(position).db
+        steps, here = [], position
+        for move in db.line(position):
+            here = here.play(move)
+            steps.append((move, here, db.probe(here)))
+        return _json(line_json(position, db.probe(position), steps))
+
+    def play(self, text: str | None, seed: str | None) -> bytes:
+        """GET /api/v1/play: the computer's move (as ``retro play`` chooses) and its result."""
+        position = self.parse(text)
+        db = self.board(position).db
+        rng = self.seed(seed)
+        move = computer_move(db, position, rng=np.random.default_rng() if rng is None else rng)
+        after = position.play(move)
+        return _json(move_json(move, after, db.probe(after)))
+
+    def batch(self, items: list) -> bytes:
+        """POST /api/v1/probe: ``{"results": [...]}`` as JSON bytes, one result per item.
+
+        Positions in the canonical notation (what ``retro probe`` prints, with spaces or
+        ``_``) are parsed and probed a whole array at a time; any other item goes
+        through :meth:`Position.parse` alone, so its error names its own problem.
+        """
+        texts = [item.replace("_", " ") if isinstance(item, str) and len(item) <= MAX_POSITION_CHARS
+                 else None for item in items]
+        results: list[str | None] = [None] * len(items)
+        canonical = parse_canonical(texts)
+        for size, (index, side, musketeers, enemies, men) in canonical.items():
+            board = self.boards.get(size)
+            if board is None:
+                continue  # answered one by one below, with the error
+            fits = men <= board.max_guards
+            index, side, musketeers, enemies = index[fits], side[fits], musketeers[fits], enemies[fits]
+            if len(index) == 0:
+                continue
+            musketeers_win, plies = board.db.probe_many((side, musketeers, enemies))
+            endings = _ENDINGS
+            for i, value in zip(index.tolist(), (2 * plies + musketeers_win).tolist()):
+                results[i] = '{"position":"' + texts[i] + endings[value]
+        for i, item in enumerate(items):
+            if results[i] is not None:
+                continue
+            try:
+                if not isinstance(item, str):
+                    raise RequestError(f"a position must be text, not {_json_type(item)}")
+                position = self.parse(item)
+                outcome = self.board(position).db.probe(position)
+                answer = {"position": str(position), **outcome.as_dict()}
+            except (PositionError, RequestError, DatabaseError) as error:
+                if isinstance(error, ChecksumError):
+                    raise
+                answer = {"position": item, "error": public_error(error, self.paths)[1]}
+            results[i] = json.dumps(answer, separators=(",", ":"))
+        return ('{"results":[' + ",".join(results) + "]}").encode()
+
+    def info(self) -> dict:
+        """GET /api/v1/info: the boards served and retro's version (never a path)."""
+        return {
+            "retro_version": __version__,
+            "api": "v1",
+            "boards": [board.info() for board in self.boards.values()],
+        }
+
+
+def _json(data: dict) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def _json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

@@ -605,7 +605,8 @@ def solve(position: Position | str, *, exact: bool = False, line: bool = True,
     position = as_position(position)
     solver = solver or musketeers_solver(position.size)
     if solver.tables.game != games.MUSKETEERS or solver.tables.size != position.size:
-        raise ValueError(f"the solver is not for Three Musketeers on {position.size}x{position.size}")
+        raise ValueError(f"the solver is for {solver.tables.size}x{solver.tables.size}, "
+                         f"the position is {position.size}x{position.size}")
     state = games.musketeers_state(position)
     before = solver.stats
     if exact:

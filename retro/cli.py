@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, rules
+from .crosscheck import DEFAULT_METHOD, DEFAULT_TABLE_BITS, METHODS, SOLVER_NAMES
 from .position import Position, PositionError, Side
 from .storage import DatabaseError, default_path
 
@@ -29,6 +30,8 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
+TABLE_BITS_HELP = ("transposition table of 2**B entries (default: 512 MiB, that is B=24 of "
+                   "32 bytes for dfpn and B=25 of 16 bytes for alphabeta)")
 POSITION_HELP = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
                  "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
                  "X enemy man, . empty. Moves are written like 'e1-d1'.")
@@ -159,24 +162,27 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--quiet", action="store_true", help="no progress bar")
 
     solve = command(
-        "solve", "solve a position by alpha-beta search, without the database",
-        "Solve a position top-down with an alpha-beta negamax (transposition table with "
-        "bound types, Zobrist hashing with the side to move, symmetry, killer and history "
-        "move ordering). By default it answers who wins; --exact also finds in how many "
-        "plies and a principal line.")
+        "solve", "solve a position by a weak solver (df-pn or alpha-beta), without the database",
+        "Solve a position top-down, independently of the retrograde builder and the "
+        "database. --method dfpn (depth-first proof-number search with the 1+epsilon "
+        "trick, a transposition table and symmetry) follows the cheapest proof; "
+        "--method alphabeta is a negamax with a transposition table, symmetry, killer and "
+        "history move ordering. By default it answers who wins and a winning move; "
+        "--exact also finds in how many plies and a principal line.")
     solve.add_argument("position", metavar="POSITION", help="position to solve")
+    solve.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                       help=f"weak solver (default: {DEFAULT_METHOD})")
     solve.add_argument("--board", type=int, choices=rules.SIZES,
                        help="board size (checked against the position's)")
     solve.add_argument("--exact", action="store_true",
                        help="find the number of plies and a principal line too")
-    solve.add_argument("--table-bits", type=_table_bits, default=25, metavar="B",
-                       help="transposition table of 2**B entries, 16 bytes each (default: 25)")
+    solve.add_argument("--table-bits", type=_table_bits, metavar="B", help=TABLE_BITS_HELP)
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
 
     crosscheck = command(
-        "crosscheck", "compare a database with the alpha-beta solver",
+        "crosscheck", "compare a database with a weak solver (df-pn or alpha-beta)",
         "Draw positions uniformly from the whole index space and from random games from "
-        "the standard start, solve each by alpha-beta (who wins; with --exact, in how "
+        "the standard start, solve each by the weak solver (who wins; with --exact, in how "
         "many plies too), probe each in the database, print a summary and every "
         "disagreement. Exit status 1 on any.")
     crosscheck.add_argument("--db", type=Path, metavar="PATH",
@@ -188,9 +194,10 @@ def _parser() -> argparse.ArgumentParser:
                             help="compare the number of plies too (much slower)")
     crosscheck.add_argument("--workers", type=int, metavar="W",
                             help="solver processes (default: one per core)")
-    crosscheck.add_argument("--table-bits", type=_table_bits, default=25, metavar="B",
-                            help="transposition table of 2**B entries, 16 bytes each, per "
-                            "worker (default: 25)")
+    crosscheck.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                            help=f"weak solver (default: {DEFAULT_METHOD})")
+    crosscheck.add_argument("--table-bits", type=_table_bits, metavar="B",
+                            help=TABLE_BITS_HELP + ", per worker")
     crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
     crosscheck.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -370,15 +377,17 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from .alphabeta import musketeers_solver, solve
+    from . import alphabeta, dfpn
 
     position = Position.parse(args.position)
     if args.board is not None and args.board != position.size:
         raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
-    solver = musketeers_solver(position.size, table_bits=args.table_bits)
-    solution = solve(position, exact=args.exact, solver=solver)
+    module = dfpn if args.method == "dfpn" else alphabeta
+    make = dfpn.musketeers_dfpn_solver if args.method == "dfpn" else alphabeta.musketeers_solver
+    table_bits = args.table_bits or DEFAULT_TABLE_BITS[args.method]
+    solution = module.solve(position, exact=args.exact, solver=make(position.size, table_bits=table_bits))
     if args.json:
-        print(json.dumps(solution.as_dict()))
+        print(json.dumps(dict(solution.as_dict(), method=args.method)))
         return 0
     stats = solution.stats
     print(position)
@@ -394,8 +403,15 @@ def _solve(args: argparse.Namespace) -> int:
         print("principal line: " + " ".join(str(m) for m in solution.line))
     elif solution.best_move:
         print(f"winning move: {solution.best_move}")
-    print(f"search: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
-          f"{stats.cutoffs:,} cut-offs, {stats.seconds:.2f} s")
+    if args.method == "dfpn":
+        proof = ("" if stats.proof_size is None else
+                 f"; proof: {stats.proof_size:,} positions, {stats.proof_depth} plies deep")
+        print(f"df-pn: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
+              f"{stats.table_entries:,} of {stats.table_capacity:,} table entries used, "
+              f"{stats.seconds:.2f} s{proof}")
+    else:
+        print(f"alpha-beta: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
+              f"{stats.cutoffs:,} cut-offs, {stats.seconds:.2f} s")
     return 0
 
 
@@ -412,7 +428,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
     bar = _progress(args.samples, not args.quiet, "pos", "crosscheck")
     try:
         report = crosscheck(args.db, samples=args.samples, seed=args.seed, exact=args.exact,
-                            workers=args.workers, table_bits=args.table_bits,
+                            workers=args.workers, table_bits=args.table_bits, method=args.method,
                             progress=(lambda done: bar.update(done - bar.n)) if bar else None)
     finally:
         if bar is not None:
@@ -423,11 +439,13 @@ def _crosscheck(args: argparse.Namespace) -> int:
         what = "winner and plies" if report.exact else "winner"
         origins = ", ".join(f"{count:,} {origin}" for origin, count in report.by_origin.items())
         print(f"{report.samples:,} positions ({origins}; {report.distinct:,} distinct) solved "
-              f"by alpha-beta ({what}) and probed in {report.path}: {report.agreed:,} agree, "
+              f"by {SOLVER_NAMES[report.method]} ({what}) and probed in {report.path}: "
+              f"{report.agreed:,} agree, "
               f"{len(report.disagreements):,} disagree ({report.seconds:.1f} s, "
               f"{report.nodes:,} nodes)")
         for d in report.disagreements:
-            print(f"  {d.position} ({d.origin}): database {d.database}, alpha-beta {d.alphabeta}")
+            print(f"  {d.position} ({d.origin}): database {d.database}, "
+                  f"{SOLVER_NAMES[report.method]} {d.solver}")
     return 0 if report.ok else EXIT_FOUND_PROBLEMS
 
 

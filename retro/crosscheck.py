@@ -1,4 +1,4 @@
-"""Cross-check a database against the independent alpha-beta solver.
+"""Cross-check a database against an independent weak solver (alpha-beta or df-pn).
 
 Positions come from two sources, half each:
 
@@ -8,10 +8,10 @@ Positions come from two sources, half each:
 * **games**: a position drawn uniformly from a random game played from the standard
   start (random legal moves to the end), the positions real games go through.
 
-Each is solved by :mod:`retro.alphabeta` (who wins; with ``exact``, in how many
-plies too) and probed in the database; any difference is a disagreement. Each
-worker process keeps one solver for all its positions: values are relative to the
-position, so its table stays valid from one to the next.
+Each is solved by :mod:`retro.alphabeta` or :mod:`retro.dfpn` (who wins; with
+``exact``, in how many plies too) and probed in the database; any difference is a
+disagreement. Each worker process keeps one solver for all its positions: values are
+relative to the position, so its table stays valid from one to the next.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
+from . import dfpn
 from .alphabeta import Solver, musketeers_solver, plies_of, winner_of
 from .games import MUSKETEERS, canonical, game_tables, musketeers_state
 from .indexing import indexer, position_at
@@ -33,16 +34,25 @@ from .position import Position
 from .probe import open_database
 
 UNIFORM, GAMES = "uniform", "games"
+METHODS = ("dfpn", "alphabeta")
+DEFAULT_METHOD = "dfpn"  # benchmarks/weak_vs_retro.py: it decides the start far faster
+SOLVER_NAMES = {"dfpn": "df-pn", "alphabeta": "alpha-beta"}
+DEFAULT_TABLE_BITS = {"alphabeta": 25, "dfpn": dfpn.DEFAULT_TABLE_BITS}  # 512 MiB each
 
 
 @dataclass(frozen=True)
 class Disagreement:
-    """A position where the database and alpha-beta differ."""
+    """A position where the database and the solver differ."""
 
     position: str
     origin: str
     database: dict
-    alphabeta: dict
+    solver: dict
+
+    @property
+    def alphabeta(self) -> dict:
+        """The solver's answer, under its name from when alpha-beta was the only solver."""
+        return self.solver
 
 
 @dataclass
@@ -51,6 +61,7 @@ class CrosscheckReport:
 
     path: str
     exact: bool = False
+    method: str = "alphabeta"
     samples: int = 0
     by_origin: dict = field(default_factory=lambda: {UNIFORM: 0, GAMES: 0})
     distinct: int = 0  # distinct positions solved (symmetric copies and repeats count once)
@@ -65,7 +76,8 @@ class CrosscheckReport:
 
     def as_dict(self) -> dict:
         return {
-            "path": self.path, "exact": self.exact, "samples": self.samples, "by_origin": self.by_origin,
+            "path": self.path, "exact": self.exact, "method": self.method,
+            "samples": self.samples, "by_origin": self.by_origin,
             "distinct": self.distinct,
             "agreed": self.agreed, "ok": self.ok, "seconds": round(self.seconds, 2),
             "nodes": self.nodes,
@@ -104,13 +116,14 @@ def game_positions(size: int, count: int, rng: np.random.Generator) -> list[Posi
 
 CHUNK = 20  # positions per task handed to a worker
 
-_solver: Solver | None = None  # one per worker process, its table kept across tasks
+_solver: Solver | dfpn.DfpnSolver | None = None  # one per worker process, its table kept
 _exact = False
 
 
-def _start_worker(size: int, table_bits: int, exact: bool) -> None:
+def _start_worker(size: int, table_bits: int, exact: bool, method: str = "alphabeta") -> None:
     global _solver, _exact
-    _solver, _exact = musketeers_solver(size, table_bits=table_bits), exact
+    make = dfpn.musketeers_dfpn_solver if method == "dfpn" else musketeers_solver
+    _solver, _exact = make(size, table_bits=table_bits), exact
 
 
 def _solve_chunk(states: list[int]) -> tuple[list[int], int]:
@@ -120,19 +133,26 @@ def _solve_chunk(states: list[int]) -> tuple[list[int], int]:
 
 
 def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, seed: int = 0,
-               exact: bool = False, workers: int | None = None, table_bits: int = 25,
+               exact: bool = False, workers: int | None = None, table_bits: int | None = None,
+               method: str = DEFAULT_METHOD,
                progress: Callable[[int], None] | None = None) -> CrosscheckReport:
-    """Solve ``samples`` positions by alpha-beta and compare with the database at ``path``.
+    """Solve ``samples`` positions by ``method`` ("alphabeta" or "dfpn") and compare
+    with the database at ``path``.
 
     Compares who wins; with ``exact`` the number of plies too (much slower: proving
     that the loser cannot last longer means searching every move of the winner).
     ``workers`` processes (default: one per core) each keep a solver with a table of
-    ``2**table_bits`` entries. Game positions go first: the ones near the start are
-    the expensive ones, and the later ones find their values in the table.
-    ``progress`` is called with the number of positions done so far.
+    ``2**table_bits`` entries (default: 512 MiB for either method). Game positions go
+    first: the ones near the start are the expensive ones, and the later ones find
+    their values in the table. ``progress`` is called with the number of positions
+    done so far.
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: use 'alphabeta' or 'dfpn'")
     if samples < 0:
         raise ValueError("the number of samples cannot be negative")
+    if table_bits is None:
+        table_bits = DEFAULT_TABLE_BITS[method]
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     with open_database(path) as db:
@@ -141,7 +161,7 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
         drawn = [(p, GAMES) for p in game_positions(size, from_games, rng)]
         drawn += [(p, UNIFORM) for p in uniform_positions(size, samples - from_games, rng, top)]
         expected = [db.probe(p).as_dict() for p, _ in drawn]
-        report = CrosscheckReport(str(db.path), exact)
+        report = CrosscheckReport(str(db.path), exact, method)
     # Solve each distinct position once: random games often pass through the same
     # early positions, which are the expensive ones. The key is the solver's own
     # canonical image, so symmetric copies count as one.
@@ -156,7 +176,7 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
     workers = workers or os.cpu_count() or 1
     done = 0
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
-                             initargs=(size, table_bits, exact)) as pool:
+                             initargs=(size, table_bits, exact, method)) as pool:
         jobs = {pool.submit(_solve_chunk, chunk): chunk for chunk in chunks}
         for job in as_completed(jobs):
             values, nodes = job.result()

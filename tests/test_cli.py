@@ -167,13 +167,22 @@ def test_solve_agrees_with_the_database(db4, capsys):
     start = str(Position.start(4))
     with open_database(db4) as db:
         expected = db.probe(Position.start(4))
-    code, stdout, _ = run(capsys, "solve", "--exact", "--json", start)
-    assert code == 0
-    answer = json.loads(stdout)
-    assert (answer["winner"], answer["plies"]) == (expected.winner.value, expected.plies)
-    assert len(answer["line"]) == expected.plies and answer["stats"]["nodes"] > 0
-    code, stdout, _ = run(capsys, "solve", start)
-    assert code == 0 and expected.winner.value in stdout and "nodes" in stdout
+    for method in ("dfpn", "alphabeta"):
+        code, stdout, _ = run(capsys, "solve", "--method", method, "--exact", "--json",
+                              "--table-bits", "20", start)
+        assert code == 0
+        answer = json.loads(stdout)
+        assert (answer["winner"], answer["plies"]) == (expected.winner.value, expected.plies)
+        assert len(answer["line"]) == expected.plies and answer["stats"]["nodes"] > 0
+        assert answer["method"] == method
+    code, stdout, _ = run(capsys, "solve", start)  # df-pn by default, with its proof's size
+    assert code == 0 and expected.winner.value in stdout and "df-pn:" in stdout
+    assert "proof:" in stdout
+    code, stdout, _ = run(capsys, "solve", "--method", "alphabeta", start)
+    assert code == 0 and expected.winner.value in stdout and "cut-offs" in stdout
+    with pytest.raises(SystemExit) as refused:  # argparse's own one-line usage error
+        run(capsys, "solve", "--method", "minimax", start)
+    assert refused.value.code == 2 and "invalid choice: 'minimax'" in capsys.readouterr().err
     code, _, stderr = run(capsys, "solve", "--board", "5", start)
     assert code == 2 and "--board 5" in stderr
 
@@ -182,6 +191,10 @@ def test_crosscheck(db4, capsys):
     code, stdout, _ = run(capsys, "crosscheck", "--db", str(db4), "--samples", "60", "--quiet")
     assert code == 0
     assert "60 positions (30 uniform, 30 games; " in stdout and "0 disagree" in stdout
+    assert "by df-pn (winner)" in stdout
+    code, stdout, _ = run(capsys, "crosscheck", "--db", str(db4), "--samples", "20", "--quiet",
+                          "--method", "alphabeta", "--table-bits", "20", "--workers", "1")
+    assert code == 0 and "by alpha-beta (winner)" in stdout and "0 disagree" in stdout
 
 
 def _damaged_copy(db4, tmp_path):

@@ -23,6 +23,7 @@ from retro.alphabeta import WIN, Solution
 from retro.crosscheck import crosscheck
 from retro.dfpn import DfpnSolver, musketeers_dfpn_solver, solve
 from retro.games import musketeers_state
+from retro.indexing import decode_many, indexer
 from retro.position import Side
 from strategies import positions
 
@@ -83,6 +84,22 @@ def test_a_sample_of_4x4_against_the_minimax(solvers):
     for position in random_positions(4, 80, seed=11):
         value = solvers[4].value(musketeers_state(position))
         assert value == negamax_value(position, *minimax(position)), str(position)
+
+
+def test_who_wins_on_an_eighth_of_the_whole_4x4_table(db4):
+    """Every 8th table entry of 4x4 (both sides, every placement, every mask), one
+    solver and its table throughout, against the database."""
+    ix = indexer(4)
+    entries = np.arange(0, 2 * ix.placement_count << ix.free, 8, dtype=np.int64)
+    side, rest = entries // (ix.placement_count << ix.free), entries % (ix.placement_count << ix.free)
+    musketeers, enemies = np.empty_like(rest), np.empty_like(rest)
+    decode_many(rest >> ix.free, rest & ((1 << ix.free) - 1), ix, musketeers, enemies)
+    states = side | (musketeers << games.MUSKETEER_SHIFT) | (enemies << games.ENEMY_SHIFT)
+    values = musketeers_dfpn_solver(4, table_bits=20).values(states, exact=False)
+    with open_database(db4) as db:
+        musketeers_win, _ = db.probe_many((side, musketeers, enemies))
+    assert len(values) == 2 * 77 * 2**13 // 8
+    assert np.array_equal(np.where(side == 0, values > 0, values < 0), musketeers_win)
 
 
 @settings(max_examples=100)

@@ -73,13 +73,6 @@ def retro(*args: str, timeout: float | None = None) -> tuple[str, float]:
 # --- the child process: one method, one task --------------------------------------------
 
 
-def _solver(method: str):
-    from retro.alphabeta import musketeers_solver
-    from retro.dfpn import musketeers_dfpn_solver
-
-    return musketeers_dfpn_solver(5) if method == "dfpn" else musketeers_solver(5, table_bits=25)
-
-
 def _peak_mb() -> float:
     import resource
 
@@ -90,8 +83,9 @@ def child(method: str, task: str, positions: list[str]) -> None:
     """Solve ``positions`` by ``method``, printing one JSON line per position; a line
     ``ready`` first, once the solver is compiled and its table cleared."""
     from retro import Position, games
+    from retro.crosscheck import new_solver
 
-    solver = _solver(method)
+    solver = new_solver(method, 5)  # the default 512 MiB table
     solver.value(games.musketeers_state(Position.parse(WARM_UP)), exact=task == "exact")
     solver.clear()
     print("ready", flush=True)
@@ -164,7 +158,7 @@ def principal_line(db_path: Path) -> list:
 def exact_reach(line: list, method: str, budget: float, step: int) -> list[dict]:
     """The exact distance at ``step``, 2·``step``, ... plies from the end, then at the
     start, each in a fresh process, until one is over budget."""
-    from retro.alphabeta import WIN
+    from retro.alphabeta import plies_of, winner_of
 
     plies = len(line) - 1
     runs = []
@@ -178,8 +172,8 @@ def exact_reach(line: list, method: str, budget: float, step: int) -> list[dict]
         answer = answers[0]
         value = answer["value"]
         runs.append({"ply": ply, "position": str(position), "finished": True,
-                     "winner": (position.side if value > 0 else position.side.other).value,
-                     "plies_to_end": WIN - abs(value), "database_plies_to_end": plies - ply,
+                     "winner": winner_of(value, position.side).value,
+                     "plies_to_end": plies_of(value), "database_plies_to_end": plies - ply,
                      "seconds": answer["seconds"], "nodes": answer["nodes"]})
     return runs
 
@@ -192,13 +186,13 @@ def random_positions(count: int, seed: int) -> list:
 
 def side_by_side(line: list, args: argparse.Namespace, db_path: Path) -> dict:
     from retro import Position, open_database
+    from retro.alphabeta import winner_of
 
     figures: dict = {"start": {}, "random_positions": {}, "exact_reach": {}}
     start = str(Position.start())
     for method in METHODS:
         answer = run_child(method, "start", [start])[0][0]
-        answer["winner"] = (Position.start().side if answer.pop("value") > 0
-                            else Position.start().side.other).value
+        answer["winner"] = winner_of(answer.pop("value"), Position.start().side).value
         del answer["position"]
         figures["start"][method] = answer
     dfpn, alphabeta = figures["start"]["dfpn"], figures["start"]["alphabeta"]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, rules
-from .crosscheck import DEFAULT_METHOD, DEFAULT_TABLE_BITS, METHODS, SOLVER_NAMES
+from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .position import Position, PositionError, Side
 from .storage import DatabaseError, default_path
 
@@ -378,14 +378,14 @@ def _analyze(args: argparse.Namespace) -> int:
 
 def _solve(args: argparse.Namespace) -> int:
     from . import alphabeta, dfpn
+    from .crosscheck import new_solver
 
     position = Position.parse(args.position)
     if args.board is not None and args.board != position.size:
         raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
-    module = dfpn if args.method == "dfpn" else alphabeta
-    make = dfpn.musketeers_dfpn_solver if args.method == "dfpn" else alphabeta.musketeers_solver
-    table_bits = args.table_bits or DEFAULT_TABLE_BITS[args.method]
-    solution = module.solve(position, exact=args.exact, solver=make(position.size, table_bits=table_bits))
+    solve = dfpn.solve if args.method == "dfpn" else alphabeta.solve
+    solution = solve(position, exact=args.exact,
+                     solver=new_solver(args.method, position.size, args.table_bits))
     if args.json:
         print(json.dumps(dict(solution.as_dict(), method=args.method)))
         return 0

@@ -40,6 +40,19 @@ SOLVER_NAMES = {"dfpn": "df-pn", "alphabeta": "alpha-beta"}
 DEFAULT_TABLE_BITS = {"alphabeta": 25, "dfpn": dfpn.DEFAULT_TABLE_BITS}  # 512 MiB each
 
 
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: use {' or '.join(map(repr, METHODS))}")
+
+
+def new_solver(method: str, size: int, table_bits: int | None = None) -> Solver | dfpn.DfpnSolver:
+    """A weak solver of ``method`` ("dfpn" or "alphabeta") for Three Musketeers on
+    ``size``×``size``, with a table of ``2**table_bits`` entries (default: 512 MiB)."""
+    _check_method(method)
+    make = dfpn.musketeers_dfpn_solver if method == "dfpn" else musketeers_solver
+    return make(size, table_bits=DEFAULT_TABLE_BITS[method] if table_bits is None else table_bits)
+
+
 @dataclass(frozen=True)
 class Disagreement:
     """A position where the database and the solver differ."""
@@ -61,7 +74,7 @@ class CrosscheckReport:
 
     path: str
     exact: bool = False
-    method: str = "alphabeta"
+    method: str = DEFAULT_METHOD
     samples: int = 0
     by_origin: dict = field(default_factory=lambda: {UNIFORM: 0, GAMES: 0})
     distinct: int = 0  # distinct positions solved (symmetric copies and repeats count once)
@@ -120,10 +133,9 @@ _solver: Solver | dfpn.DfpnSolver | None = None  # one per worker process, its t
 _exact = False
 
 
-def _start_worker(size: int, table_bits: int, exact: bool, method: str = "alphabeta") -> None:
+def _start_worker(size: int, table_bits: int | None, exact: bool, method: str) -> None:
     global _solver, _exact
-    make = dfpn.musketeers_dfpn_solver if method == "dfpn" else musketeers_solver
-    _solver, _exact = make(size, table_bits=table_bits), exact
+    _solver, _exact = new_solver(method, size, table_bits), exact
 
 
 def _solve_chunk(states: list[int]) -> tuple[list[int], int]:
@@ -147,12 +159,9 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
     their values in the table. ``progress`` is called with the number of positions
     done so far.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}: use 'alphabeta' or 'dfpn'")
+    _check_method(method)  # before any work
     if samples < 0:
         raise ValueError("the number of samples cannot be negative")
-    if table_bits is None:
-        table_bits = DEFAULT_TABLE_BITS[method]
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     with open_database(path) as db:

@@ -72,7 +72,7 @@ import numpy as np
 from numba import njit
 
 from . import games, rules
-from .alphabeta import WIN, SearchStats, Solution, prefetch, zobrist_hash
+from .alphabeta import WIN, SearchStats, Solution, plies_of, prefetch, winner_of, zobrist_hash
 from .bits import lowest_bit_index, popcount, triple_rank
 from .games import GameTables, generate, result, terminal
 from .position import Position, Side, as_position
@@ -134,6 +134,8 @@ def capture_masks(size: int) -> np.ndarray:
     tables = games.game_tables(games.MUSKETEERS, size)
     squares = size * size
 
+    # rules.in_line and triple_rank in plain Python: calling the jitted ones from here,
+    # once per square, makes this table take seconds instead of 0.1 s.
     def in_line(bb: int) -> bool:
         low = (bb & -bb).bit_length() - 1
         return (bb & int(tables.row_mask[low])) == bb or (bb & int(tables.col_mask[low])) == bb
@@ -143,7 +145,7 @@ def capture_masks(size: int) -> np.ndarray:
         for b in range(c):
             for a in range(b):
                 trio = (1 << a) | (1 << b) | (1 << c)
-                rank = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+                rank = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6  # triple_rank(trio)
                 for i, s in enumerate((a, b, c)):
                     near = int(tables.neighbour_mask[s]) & ~trio
                     safe = sum(1 << t for t in range(squares)
@@ -873,9 +875,7 @@ class DfpnSolver:
         not win within D - 2: one depth-bounded search per move, no bisection.
         """
         value = self.value(state, exact=True)
-        mover = Side.from_code(state & 1)
-        winner = mover if value > 0 else mover.other
-        plies = WIN - abs(value)
+        winner, plies = winner_of(value, Side.from_code(state & 1)), plies_of(value)
         moves = np.empty(games.MAX_MOVES, dtype=np.int64)
         line = []
         while not terminal(state, self.tables)[0]:
@@ -968,6 +968,5 @@ def solve(position: Position | str, *, exact: bool = False, line: bool = True,
         if found is not None:
             stats.proof_size, stats.proof_depth = found
     as_moves = [games.musketeers_move(m, position.size) for m in moves]
-    winner = position.side if value > 0 else position.side.other
-    return Solution(position, winner, WIN - abs(value) if exact else None,
+    return Solution(position, winner_of(value, position.side), plies_of(value) if exact else None,
                     as_moves[0] if as_moves else None, as_moves if exact and line else [], stats)

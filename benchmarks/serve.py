@@ -357,8 +357,7 @@ def main() -> None:
             figures["batch"] = await batches(port, bodies, args.workers)
 
         uvloop.run(run())
-        pids = [server.pid] + [pid for pid in children(server.pid)
-                               if Path(f"/proc/{pid}/smaps").stat().st_size >= 0]
+        pids = [server.pid] + children(server.pid)
         per = {}
         for pid in pids:
             try:

@@ -149,10 +149,7 @@ def principal_line(db_path: Path) -> list:
     from retro import Position, open_database
 
     with open_database(db_path) as db:
-        positions = [Position.start()]
-        for move in db.line(positions[0]):
-            positions.append(positions[-1].play(move))
-    return positions
+        return [Position.start()] + [after for _, after, _ in db.line_steps(Position.start())]
 
 
 def exact_reach(line: list, method: str, budget: float, step: int) -> list[dict]:

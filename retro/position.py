@@ -362,7 +362,7 @@ def parse_canonical(texts: list[str | None]) -> dict[int, tuple[np.ndarray, ...]
     the indices in ``texts`` of the canonical positions of that board size, and
     their side code (0 musketeers, 1 enemy), bitboards and enemy counts.
     """
-    lengths = {1 + n * (n + 1): n for n in (3, 4, 5)}
+    lengths = {1 + n * (n + 1): n for n in rules.SIZES}
     groups: dict[int, list[int]] = {}
     for i, text in enumerate(texts):
         if text is not None and len(text) in lengths and text.isascii():
@@ -374,11 +374,11 @@ def parse_canonical(texts: list[str | None]) -> dict[int, tuple[np.ndarray, ...]
                              dtype=np.uint8).reshape(-1, width)
         gaps = np.arange(1, width, n + 1)
         cells = rows[:, [g + 1 + c for g in gaps for c in range(n)]]
-        musketeer, enemy = cells == ord("O"), cells == ord("X")
+        musketeer, enemy = cells == ord(MUSKETEER_CHAR), cells == ord(ENEMY_CHAR)
         ok = (((rows[:, 0] == ord("M")) | (rows[:, 0] == ord("E")))
               & (rows[:, gaps] == ord(" ")).all(axis=1)
-              & (musketeer | enemy | (cells == ord("."))).all(axis=1)
-              & (np.count_nonzero(musketeer, axis=1) == 3))
+              & (musketeer | enemy | (cells == ord(EMPTY_CHAR))).all(axis=1)
+              & (np.count_nonzero(musketeer, axis=1) == rules.MUSKETEER_COUNT))
         parsed[n] = (np.asarray(index, dtype=np.int64)[ok],
                      (rows[ok, 0] == ord("E")).astype(np.int64),
                      _bitboards(musketeer[ok]), _bitboards(enemy[ok]),

@@ -244,17 +244,21 @@ class Database:
         after, n = position.side.other, self.size
         make, between, outcome = Position._make, Move.between, Outcome.from_value
         return [(between(s, t, n), make(after, m, e, n), outcome(v, after))
-                for s, t, m, e, v in self.child_rows(position).tolist()]
+                for s, t, m, e, v in self._rows(position, with_value=False)[1].tolist()]
 
     def child_rows(self, position: Position | str) -> np.ndarray:
         """:meth:`children` as an int64 array, one row per move, best first:
         (source square, target square, child's musketeers, child's enemies, child's
         encoded value). The fast form, for front ends that format many answers."""
-        return self.probe_rows(position)[1]
+        return self._rows(self._position(position), with_value=False)[1]
 
     def probe_rows(self, position: Position | str) -> tuple[Outcome, np.ndarray]:
         """:meth:`probe` and :meth:`child_rows` together, in one pass when in memory."""
-        position = self._position(position)
+        return self._rows(self._position(position), with_value=True)
+
+    def _rows(self, position: Position, with_value: bool) -> tuple[Outcome | None, np.ndarray]:
+        """(outcome, child rows) of a checked position; on disk the outcome costs a
+        probe of its own, so it is None unless ``with_value``."""
         side = position.side.code
         out = np.empty((4 * self._board.squares, 5), dtype=np.int64)
         if self._flat is not None:  # one kernel: the value, the moves, their values, the order
@@ -262,7 +266,7 @@ class Database:
                                               *self._board_arguments, *self._memory_arguments,
                                               self._flat, out)
             return Outcome.from_value(value, position.side), out[:count]
-        outcome = Outcome.from_value(self._value(position), position.side)
+        outcome = Outcome.from_value(self._value(position), position.side) if with_value else None
         count = child_positions(side, position.musketeers, position.enemies, self._board, out)
         if count == 0:
             return outcome, out[:0]
@@ -295,16 +299,19 @@ class Database:
 
         Its length is the position's value in plies.
         """
+        return [move for move, _, _ in self.line_steps(position)]
+
+    def line_steps(self, position: Position | str) -> list[tuple[Move, Position, Outcome]]:
+        """:meth:`line` with each move's position and outcome: ``(move, after, outcome)``."""
         position = self._position(position)
-        line: list[Move] = []
+        steps: list[tuple[Move, Position, Outcome]] = []
         limit = self.probe(position).plies
         while not position.is_over():
-            if len(line) > limit:  # only a damaged table could get here
+            if len(steps) > limit:  # only a damaged table could get here
                 raise ChecksumError(f"{self.path}: the principal line of {position} does not end")
-            move = self.best_move(position)
-            line.append(move)
-            position = position.play(move)
-        return line
+            steps.append(self.children(position)[0])  # the first best move, as best_move()
+            position = steps[-1][1]
+        return steps
 
     # --- many positions ------------------------------------------------------
 

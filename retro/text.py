@@ -20,11 +20,14 @@ from .outcome import Outcome
 from .position import Move, Position, Side
 
 
+GOES_ON = "the game goes on"  # what result_text says of a position that is not over
+
+
 def result_text(position: Position) -> str:
     """How a position stands in words: who has won, or that the game goes on."""
     winner = position.winner()
     if winner is None:
-        return "the game goes on"
+        return GOES_ON
     return "the musketeers have won" if winner is Side.MUSKETEERS else "the enemy has won"
 
 
@@ -120,7 +123,10 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
 # helpers below build those objects so the server holds no formatting of its own.
 
 
-GOES_ON = "the game goes on"  # what result_text says of a position that is not over
+# A batch result of POST /api/v1/probe after its position text, by the encoded value
+# 2 * plies + (1 if the musketeers win): '","winner":"enemy","plies":33}'.
+BATCH_RESULT_ENDINGS = [f'","winner":"{"musketeers" if v & 1 else "enemy"}","plies":{v >> 1}}}'
+                        for v in range(256)]
 
 
 def link_text(position: Position) -> str:

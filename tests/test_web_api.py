@@ -414,9 +414,8 @@ def test_fuzz_batch_bodies(web_client, web_app, dbs, items, extra):
 
 @pytest.mark.skipif(not supported(), reason="shared values need Linux (memfd_create)")
 def test_shared_values_answer_like_the_file(db4):
-    from retro.web.service import database_digest
-
-    digest, _ = database_digest(db4)
+    with open_database(db4) as db:
+        digest = db.digest
     shared = SharedValues(db4, 4, digest)
     try:
         attachment = Attachment(shared.path, shared.nbytes, digest)

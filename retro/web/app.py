@@ -21,7 +21,6 @@ incrementally.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 from collections import OrderedDict
@@ -36,7 +35,7 @@ from starlette.routing import Route
 
 from ..errors import PositionError
 from .openapi import docs_html, openapi
-from .service import MAX_BATCH, RequestError, Service, TooLargeError, public_error
+from .service import MAX_BATCH, RequestError, Service, TooLargeError, content_tag, public_error
 from .shared import POLL_SECONDS
 
 log = logging.getLogger("retro.web")
@@ -48,6 +47,7 @@ API_CACHE = "public, max-age=3600"  # values never change for a given ETag; reva
 PAGE_CACHE = "no-cache"  # the page: always revalidated (a cheap 304)
 ASSET_CACHE = "public, max-age=31536000, immutable"  # assets are named by their content
 JSON = "application/json"
+HTML = "text/html; charset=utf-8"
 CORS = {"Access-Control-Allow-Origin": "*"}
 PREFLIGHT = {
     **CORS,
@@ -138,11 +138,9 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
                 return Response(None, 304, {"Cache-Control": cache, **CORS, "ETag": etag})
             return JSONAnswer(body, api_headers)
         headers = {"Cache-Control": cache, **CORS}
-        if etag is not None:
-            headers["ETag"] = etag
-            if _matches(request.headers.get("if-none-match"), etag):
-                return Response(None, 304, headers)
-        return Response(body, 200, headers, media_type=JSON)
+        if etag is None:
+            return Response(body, 200, headers, media_type=JSON)
+        return _revalidated(request, body, JSON, {**headers, "ETag": etag})
 
     answers = AnswerCache(ANSWER_CACHE_BYTES)
 
@@ -198,20 +196,18 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
         # "values" says whether the shared table has loaded yet: revalidate every time.
         return answer(request, body, cache="no-cache", etag=service.etag)
 
-    spec = json.dumps(openapi(), indent=1).encode()
-    docs = docs_html(openapi()).encode()
-    spec_tag = '"' + hashlib.sha256(spec).hexdigest()[:32] + '"'
-    docs_tag = '"' + hashlib.sha256(docs).hexdigest()[:32] + '"'
+    api_spec = openapi()
+    spec = json.dumps(api_spec, indent=1).encode()
+    docs = docs_html(api_spec).encode()
+    spec_tag, docs_tag = content_tag(spec), content_tag(docs)
 
     async def openapi_json(request: Request) -> Response:
         return answer(request, spec, cache=PAGE_CACHE, etag=spec_tag)
 
     async def docs_page(request: Request) -> Response:
-        if _matches(request.headers.get("if-none-match"), docs_tag):
-            return Response(None, 304, {"ETag": docs_tag, "Cache-Control": PAGE_CACHE})
-        headers = {**SECURITY, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
-        return Response(docs, 200, {"ETag": docs_tag, "Cache-Control": PAGE_CACHE, **headers},
-                        media_type="text/html; charset=utf-8")
+        return _revalidated(request, docs, HTML, {
+            "ETag": docs_tag, "Cache-Control": PAGE_CACHE, **SECURITY,
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
     async def health(request: Request) -> Response:
         return Response(b'{"status":"ok"}', 200, {"Cache-Control": "no-store", **CORS},
@@ -219,20 +215,15 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
 
     async def index(request: Request) -> Response:
         body, tag = page
-        headers = {"ETag": tag, "Cache-Control": PAGE_CACHE, **SECURITY}
-        if _matches(request.headers.get("if-none-match"), tag):
-            return Response(None, 304, headers)
-        return Response(body, 200, headers, media_type="text/html; charset=utf-8")
+        return _revalidated(request, body, HTML, {"ETag": tag, "Cache-Control": PAGE_CACHE, **SECURITY})
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in assets:
             return error(NotFound("no such file"))
         body, tag = assets[name]
-        headers = {"ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff"}
-        if _matches(request.headers.get("if-none-match"), tag):
-            return Response(None, 304, headers)
-        return Response(body, 200, headers, media_type=STATIC[name])
+        return _revalidated(request, body, STATIC[name], {
+            "ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff"})
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
@@ -279,6 +270,13 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     app.state.service = service
     app.state.unexpected_errors = 0  # answers that had to hide an exception (see the log)
     return app
+
+
+def _revalidated(request: Request, body: bytes, media_type: str, headers: dict) -> Response:
+    """``body`` with ``headers``, or 304 when the client already holds its ``ETag``."""
+    if _matches(request.headers.get("if-none-match"), headers["ETag"]):
+        return Response(None, 304, headers)
+    return Response(body, 200, headers, media_type=media_type)
 
 
 def _matches(header: str | None, etag: str) -> bool:
@@ -364,9 +362,9 @@ def _static_files() -> tuple[dict[str, tuple[bytes, str]], tuple[bytes, str]]:
     assets = {}
     for name in STATIC:
         body = (folder / name).read_bytes()
-        assets[name] = (body, '"' + hashlib.sha256(body).hexdigest()[:16] + '"')
+        assets[name] = (body, content_tag(body, 16))
     html = (folder / "index.html").read_text(encoding="utf-8")
     for name, (_, tag) in assets.items():
         html = html.replace(f'"static/{name}"', f'"static/{name}?v={tag.strip(chr(34))}"')
     body = html.encode()
-    return assets, (body, '"' + hashlib.sha256(body).hexdigest()[:16] + '"')
+    return assets, (body, content_tag(body, 16))

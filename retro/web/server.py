@@ -51,28 +51,29 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     return found
 
 
-def check_databases(paths: list[Path]) -> list[tuple[Path, int, int, str]]:
-    """(absolute path, board size, max enemy men, digest) of each database, or the CLI's error.
+def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
+    """(absolute path, board size, digest) of each database, or the CLI's error.
 
     Only the files' headers are read here: the workers open the databases.
     """
     from ..probe import open_database
-    from .service import database_digest
 
     checked, sizes = [], {}
     for path in paths:
         try:
-            DatabaseFile(path, cache_bytes=0).close()
+            file = DatabaseFile(path, cache_bytes=0)
         except DatabaseNotFoundError:
             open_database(path).close()  # raises the CLI's words: the build hint, a resumable build
             raise
-        digest, metadata = database_digest(path)
-        size, max_guards = int(metadata["board_size"]), int(metadata["max_guards"])
+        try:
+            digest, size = file.content_digest(), int(file.metadata["board_size"])
+        finally:
+            file.close()
         if size in sizes:
             raise ValueError(f"{sizes[size]} and {path} are both {size}x{size} databases; "
                              "serve one file per board size")
         sizes[size] = path
-        checked.append((path.resolve(), size, max_guards, digest))
+        checked.append((path.resolve(), size, digest))
     return checked
 
 
@@ -136,7 +137,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     loader: Loader | None = None
     try:
         if share:
-            shared = [SharedValues(path, size, digest) for path, size, _, digest in databases]
+            shared = [SharedValues(path, size, digest) for path, size, digest in databases]
         os.environ[ENVIRONMENT] = json.dumps({
             "databases": [str(path) for path, *_ in databases],
             "shared": {str(values.database): values.path for values in shared},
@@ -145,7 +146,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
             "retro.web.server:worker_app", factory=True, workers=workers, lifespan="on",
             log_level="warning", access_log=False, server_header=False,
             timeout_graceful_shutdown=5)
-        boards = ", ".join(f"{size}x{size}" for _, size, _, _ in databases)
+        boards = ", ".join(f"{size}x{size}" for _, size, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
               "Ctrl-C stops)", flush=True)

@@ -32,8 +32,7 @@ from ..errors import (
 from ..play import computer_move
 from ..position import Position, parse_canonical
 from ..probe import Database, open_database
-from ..storage import DatabaseFile
-from ..text import line_json, move_json, probe_answer_bytes
+from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer_bytes
 from .shared import Attachment
 
 log = logging.getLogger("retro.web")
@@ -41,8 +40,11 @@ log = logging.getLogger("retro.web")
 MAX_POSITION_CHARS = 100  # a 5x5 position is 31 characters; a little room for spacing
 MAX_BATCH = 10_000  # positions in one POST /api/v1/probe
 MAX_SEED = (1 << 64) - 1
-# The end of a batch result after the position, by 2 * plies + (1 if the musketeers win).
-_ENDINGS = [f'","winner":"{"musketeers" if v & 1 else "enemy"}","plies":{v >> 1}}}' for v in range(256)]
+
+
+def content_tag(data: bytes, chars: int = 32) -> str:
+    """A strong ETag naming ``data``: a quoted prefix of its SHA-256."""
+    return '"' + hashlib.sha256(data).hexdigest()[:chars] + '"'
 
 
 # --- errors ---------------------------------------------------------------------------
@@ -92,15 +94,6 @@ def public_error(error: BaseException, secrets: tuple[str, ...] = ()) -> tuple[i
 
 
 # --- the databases served ---------------------------------------------------------------
-
-
-def database_digest(path: Path) -> tuple[str, dict]:
-    """A digest of a database's values (from each layer's SHA-256) and its metadata."""
-    file = DatabaseFile(path, cache_bytes=0)
-    try:
-        return file.content_digest(), file.metadata
-    finally:
-        file.close()
 
 
 @dataclass
@@ -158,7 +151,7 @@ class Service:
         self._pending = [b for b in self.boards.values() if b.attachment is not None]
         self.paths = tuple(s for b in boards for s in (str(b.db.path), str(Path(b.db.path).resolve())))
         tag = "\n".join([f"retro {__version__}"] + [f"{b.size}:{b.digest}" for b in self.boards.values()])
-        self.etag = '"' + hashlib.sha256(tag.encode()).hexdigest()[:32] + '"'
+        self.etag = content_tag(tag.encode())
 
     @classmethod
     def open(cls, paths: list[Path], shared: dict[str, str] | None = None) -> Service:
@@ -167,7 +160,7 @@ class Service:
         try:
             for path in paths:
                 db = open_database(path)
-                boards.append(Board(db, *database_digest(Path(path))))
+                boards.append(Board(db, db.digest, db.metadata))
                 target = (shared or {}).get(str(path))
                 if target is not None:
                     boards[-1].attachment = Attachment(target, db.table_size,
@@ -253,11 +246,7 @@ class Service:
         """GET /api/v1/line: the principal line to the end, each step with its value."""
         position = self.parse(text)
         db = self.board(position).db
-        steps, here = [], position
-        for move in db.line(position):
-            here = here.play(move)
-            steps.append((move, here, db.probe(here)))
-        return _json(line_json(position, db.probe(position), steps))
+        return _json(line_json(position, db.probe(position), db.line_steps(position)))
 
     def play(self, text: str | None, seed: str | None) -> bytes:
         """GET /api/v1/play: the computer's move (as ``retro play`` chooses) and its result."""
@@ -288,7 +277,7 @@ class Service:
             if len(index) == 0:
                 continue
             musketeers_win, plies = board.db.probe_many((side, musketeers, enemies))
-            endings = _ENDINGS
+            endings = BATCH_RESULT_ENDINGS
             for i, value in zip(index.tolist(), (2 * plies + musketeers_win).tolist()):
                 results[i] = '{"position":"' + texts[i] + endings[value]
         for i, item in enumerate(items):

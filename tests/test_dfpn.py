@@ -32,7 +32,9 @@ MEMOS: dict[int, object] = {}
 
 def minimax(position: Position) -> tuple[Side, int]:
     """(winner, plies) by the tests' own minimax."""
-    memo = MEMOS.setdefault(position.size, new_memo())
+    if position.size not in MEMOS:  # the board's own memo: a plain array for 3x3 and 4x4
+        MEMOS[position.size] = new_memo(position.size)
+    memo = MEMOS[position.size]
     value = int(solve_many(np.array([position.side.code]), np.array([position.musketeers]),
                            np.array([position.enemies]), position.size, memo)[0])
     return (Side.MUSKETEERS if value & 1 else Side.ENEMY), value >> 1

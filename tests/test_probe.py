@@ -73,7 +73,9 @@ def children(side: int, m: int, e: int, n: int) -> list[tuple[str, int, int, int
 
 def values(sides, ms, es, n: int) -> np.ndarray:
     """Minimax values ``2 * plies + musketeers_win``."""
-    memo = MEMOS.setdefault(n, new_memo())
+    if n not in MEMOS:  # the board's own memo: a plain array for 3x3 and 4x4
+        MEMOS[n] = new_memo(n)
+    memo = MEMOS[n]
     return solve_many(np.asarray(sides, dtype=np.int64), np.asarray(ms, dtype=np.int64),
                       np.asarray(es, dtype=np.int64), n, memo)
 

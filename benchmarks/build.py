@@ -35,8 +35,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the built file")
     args = parser.parse_args()
 
-    from retro.build import positions_in_layers
-    from retro.indexing import indexer
+    from retro.engine.build import positions_in_layers
+    from retro.games.musketeers.index import indexer
 
     with tempfile.TemporaryDirectory() as scratch:
         retro("build", "--board", "3", "--out", f"{scratch}/warmup.h5", "--quiet", "--force")

@@ -30,9 +30,9 @@ def main() -> None:
     parser.add_argument("--gzip", type=int, nargs="+", default=[3, 6], metavar="LEVEL")
     args = parser.parse_args()
 
-    from retro.indexing import indexer, layer_masks
-    from retro.kernels import bit_lists, move_tables, musketeer_layer
-    from retro.storage import (DatabaseError, DatabaseFile, chunk_shape, square_order_layer,
+    from retro.games.musketeers.index import indexer, layer_masks
+    from retro.games.musketeers.sweep import bit_lists, move_tables, musketeer_layer
+    from retro.db.format import (DatabaseError, DatabaseFile, chunk_shape, square_order_layer,
                                storage_perm, to_storage_order)
 
     try:

@@ -26,9 +26,9 @@ TARGET_RATIO = 2.0
 
 def child(task: str, path: str) -> None:
     """Run one task after a warm-up; print its figures as JSON on stdout."""
-    from retro.analyze import analyze
-    from retro.build import build
-    from retro.verify import verify
+    from retro.analyze.musketeers import analyze
+    from retro.engine.build import build
+    from retro.verify.musketeers import verify
 
     with tempfile.TemporaryDirectory() as scratch:
         small = build(3, Path(scratch) / "warmup.h5", progress=False).path
@@ -67,7 +67,7 @@ def main() -> None:
         child(args.child, str(args.db))
         return
 
-    from retro.storage import DatabaseError, DatabaseFile
+    from retro.db.format import DatabaseError, DatabaseFile
 
     try:
         db = DatabaseFile(args.db)

@@ -82,7 +82,8 @@ def _peak_mb() -> float:
 def child(method: str, task: str, positions: list[str]) -> None:
     """Solve ``positions`` by ``method``, printing one JSON line per position; a line
     ``ready`` first, once the solver is compiled and its table cleared."""
-    from retro import Position, games
+    from retro import Position
+    from retro.search import games
     from retro.crosscheck import new_solver
 
     solver = new_solver(method, 5)  # the default 512 MiB table
@@ -103,7 +104,7 @@ def child(method: str, task: str, positions: list[str]) -> None:
         if task == "start":
             answer["peak_memory_mb"] = _peak_mb()  # before anything but the decision
             if method == "dfpn":
-                from retro.games import musketeers_move
+                from retro.search.games import musketeers_move
 
                 move = solver.winning_move(state)
                 answer["winning_move"] = None if move is None else str(musketeers_move(move, 5))
@@ -155,7 +156,7 @@ def principal_line(db_path: Path) -> list:
 def exact_reach(line: list, method: str, budget: float, step: int) -> list[dict]:
     """The exact distance at ``step``, 2·``step``, ... plies from the end, then at the
     start, each in a fresh process, until one is over budget."""
-    from retro.alphabeta import plies_of, winner_of
+    from retro.search.alphabeta import plies_of, winner_of
 
     plies = len(line) - 1
     runs = []
@@ -183,7 +184,7 @@ def random_positions(count: int, seed: int) -> list:
 
 def side_by_side(line: list, args: argparse.Namespace, db_path: Path) -> dict:
     from retro import Position, open_database
-    from retro.alphabeta import winner_of
+    from retro.search.alphabeta import winner_of
 
     figures: dict = {"start": {}, "random_positions": {}, "exact_reach": {}}
     start = str(Position.start())
@@ -226,9 +227,9 @@ def side_by_side(line: list, args: argparse.Namespace, db_path: Path) -> dict:
 def every_4x4_entry(db_path: Path) -> dict:
     """Alpha-beta on every table entry of 4x4, against the database's values."""
     from retro import open_database
-    from retro.alphabeta import musketeers_solver, plies_of
-    from retro.games import ENEMY_SHIFT, MUSKETEER_SHIFT
-    from retro.indexing import decode_many, indexer
+    from retro.search.alphabeta import musketeers_solver, plies_of
+    from retro.search.games import ENEMY_SHIFT, MUSKETEER_SHIFT
+    from retro.games.musketeers.index import decode_many, indexer
 
     ix = indexer(4)
     masks = np.tile(np.arange(1 << ix.free, dtype=np.int64), ix.placement_count)
@@ -279,8 +280,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from retro import Position
-    from retro.build import positions_in_layers
-    from retro.indexing import indexer
+    from retro.engine.build import positions_in_layers
+    from retro.games.musketeers.index import indexer
 
     start = str(Position.start())
     with tempfile.TemporaryDirectory() as scratch:

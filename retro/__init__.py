@@ -15,8 +15,8 @@ from ._numba_cache import ensure_numba_cache
 
 ensure_numba_cache()  # before the first @njit(cache=True) below
 
-from .outcome import Outcome
-from .position import (
+from .values import Outcome
+from .games.musketeers.position import (
     BoardSizeError,
     IllegalMoveError,
     Move,
@@ -32,8 +32,8 @@ from .position import (
     SideError,
     UnknownCharacterError,
 )
-from .probe import BatchPositionError, Database, GameOverError, open_database
-from .storage import (
+from .db.database import BatchPositionError, Database, GameOverError, open_database
+from .db.format import (
     BoardMismatchError,
     ChecksumError,
     DatabaseError,

@@ -18,10 +18,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, rules
+from . import __version__
+from .games.musketeers import rules
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
-from .position import Position, PositionError, Side
-from .storage import DatabaseError, default_path
+from .games.musketeers.position import Position, PositionError, Side
+from .db.format import DatabaseError, default_path
 
 EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -254,7 +255,7 @@ def _progress(total: int, enabled: bool, unit: str, desc: str):
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .build import BuildError, build
+    from .engine.build import BuildError, build
 
     try:
         summary = build(
@@ -291,7 +292,7 @@ def _input(reason: str):
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from .probe import DatabasePool, open_database
+    from .db.database import DatabasePool, open_database
     from .text import format_probe, probe_json, probe_lines
 
     if args.position is None:
@@ -317,7 +318,7 @@ def _probe(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     from .play import play_game
-    from .probe import open_database
+    from .db.database import open_database
 
     stdin = _input("retro play reads your moves from it")
     start = Position.parse(args.start) if args.start else None
@@ -332,7 +333,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify
+    from .verify.musketeers import verify
 
     path = args.path or default_path()
     report = verify(path, progress=not args.quiet, max_reports=args.max_reports)
@@ -356,7 +357,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from .analyze import analyze, plot, plot_directory
+    from .analyze.musketeers import analyze, plot, plot_directory
     from .text import analysis_text
 
     path = args.path or default_path()
@@ -377,7 +378,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from . import alphabeta, dfpn
+    from .search import alphabeta, dfpn
     from .crosscheck import new_solver
 
     position = Position.parse(args.position)
@@ -417,7 +418,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _crosscheck(args: argparse.Namespace) -> int:
     from .crosscheck import crosscheck
-    from .probe import open_database
+    from .db.database import open_database
 
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")

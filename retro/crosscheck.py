@@ -26,12 +26,12 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from . import dfpn
-from .alphabeta import Solver, musketeers_solver, plies_of, winner_of
-from .games import MUSKETEERS, canonical, game_tables, musketeers_state
-from .indexing import indexer, position_at
-from .position import Position
-from .probe import open_database
+from .search import dfpn
+from .search.alphabeta import Solver, musketeers_solver, plies_of, winner_of
+from .search.games import MUSKETEERS, canonical, game_tables, musketeers_state
+from .games.musketeers.index import indexer, position_at
+from .games.musketeers.position import Position
+from .db.database import open_database
 
 UNIFORM, GAMES = "uniform", "games"
 METHODS = ("dfpn", "alphabeta")

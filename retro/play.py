@@ -33,12 +33,12 @@ from typing import TextIO
 
 import numpy as np
 
-from . import rules
+from .games.musketeers import rules
 from .errors import UnknownCommandError  # re-exported
-from .outcome import Outcome
-from .position import FILES, IllegalMoveError, Move, NotationError, Position, Side
-from .lookup import child_positions
-from .probe import RNG, Database, GameOverError, choose
+from .values import Outcome
+from .games.musketeers.position import FILES, IllegalMoveError, Move, NotationError, Position, Side
+from .games.musketeers.lookup import child_positions
+from .db.database import RNG, Database, GameOverError, choose
 from .text import format_probe
 
 COMMANDS = {

@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from .errors import ChecksumError, DatabaseError, PositionError
-from .outcome import Outcome
-from .position import Move, Position, Side
+from .values import Outcome
+from .games.musketeers.position import Move, Position, Side
 
 
 GOES_ON = "the game goes on"  # what result_text says of a position that is not over

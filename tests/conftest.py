@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
-import retro.build as builder
-from retro.build import build
+import retro.engine.build as builder
+from retro.engine.build import build
 
 # First calls compile jitted code or build tables: per-example deadlines would be noise.
 settings.register_profile("retro", deadline=None)

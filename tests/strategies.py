@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from retro.position import Position, Side
+from retro.games.musketeers.position import Position, Side
 
 
 @st.composite

@@ -16,11 +16,11 @@ import pytest
 
 from minimax import new_memo, solve_many
 from retro import Position, open_database
-from retro import games
-from retro.alphabeta import WIN, Solver, musketeers_solver, plies_of, solve, winner_of
-from retro.games import musketeers_state
-from retro.indexing import decode_many, indexer
-from retro.position import Side
+from retro.search import games
+from retro.search.alphabeta import WIN, Solver, musketeers_solver, plies_of, solve, winner_of
+from retro.search.games import musketeers_state
+from retro.games.musketeers.index import decode_many, indexer
+from retro.games.musketeers.position import Side
 
 # --- value conventions of the oracles ---------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""``retro.analyze`` against enumerations written here, independently of retro.
+"""``retro.analyze.musketeers`` against enumerations written here, independently of retro.
 
 The reference values of every raw position (no symmetry, no index) come from a plain
 layered backward induction over dense arrays, itself checked against the recursive
@@ -21,7 +21,7 @@ from minimax import new_memo, solve_many
 from numba import njit
 
 from retro import DatabaseNotFoundError, NotADatabaseError, Position, Side
-from retro.analyze import (
+from retro.analyze.musketeers import (
     AnalysisError,
     MatplotlibMissingError,
     analyze,
@@ -29,10 +29,10 @@ from retro.analyze import (
     plot_directory,
     reachable,
 )
-from retro.build import build
+from retro.engine.build import build
 from retro.cli import main
-from retro.indexing import encode, indexer
-from retro.storage import storage_perm, storage_rank
+from retro.games.musketeers.index import encode, indexer
+from retro.db.format import storage_perm, storage_rank
 
 # --- an independent model of the game over raw positions ------------------------------
 

@@ -12,8 +12,8 @@ import h5py
 import numpy as np
 import pytest
 
-from retro.build import BuildError, build
-from retro.storage import LAYER_GROUP
+from retro.engine.build import BuildError, build
+from retro.db.format import LAYER_GROUP
 
 
 def stored_layers(path) -> dict[str, np.ndarray]:

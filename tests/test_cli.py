@@ -201,7 +201,7 @@ def _damaged_copy(db4, tmp_path):
     """A copy of db4 with one byte of layer 6's first chunk flipped, and a position there."""
     import h5py
 
-    from retro.storage import LAYER_GROUP
+    from retro.db.format import LAYER_GROUP
 
     path = tmp_path / "damaged.h5"
     path.write_bytes(db4.read_bytes())
@@ -222,7 +222,7 @@ def test_every_database_and_position_error_is_one_line(db4, db5_low, tmp_path, c
                                                        interrupt_at):
     import h5py
 
-    from retro.build import build
+    from retro.engine.build import build
 
     damaged, position = _damaged_copy(db4, tmp_path)
     foreign = tmp_path / "foreign.h5"

@@ -18,13 +18,14 @@ from hypothesis import given, settings
 
 from minimax import new_memo, solve_many
 from retro import Position, open_database
-from retro import dfpn, games
-from retro.alphabeta import WIN, Solution
+from retro.search import dfpn
+from retro.search import games
+from retro.search.alphabeta import WIN, Solution
 from retro.crosscheck import crosscheck
-from retro.dfpn import DfpnSolver, musketeers_dfpn_solver, solve
-from retro.games import musketeers_state
-from retro.indexing import decode_many, indexer
-from retro.position import Side
+from retro.search.dfpn import DfpnSolver, musketeers_dfpn_solver, solve
+from retro.search.games import musketeers_state
+from retro.games.musketeers.index import decode_many, indexer
+from retro.games.musketeers.position import Side
 from strategies import positions
 
 MEMOS: dict[int, object] = {}

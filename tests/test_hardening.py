@@ -18,7 +18,7 @@ import h5py
 import numpy as np
 import pytest
 
-import retro.build as builder
+import retro.engine.build as builder
 from retro import (
     BoardMismatchError,
     DatabaseError,
@@ -26,11 +26,11 @@ from retro import (
     PositionError,
     open_database,
 )
-from retro.build import BuildError, BuildLockedError, build
+from retro.engine.build import BuildError, BuildLockedError, build
 from retro.cli import main
 from retro.errors import DamagedDatabaseError, DatabaseAccessError, DatabaseClosedError
-from retro.storage import LAYER_GROUP, chunk_intact, fletcher32
-from retro.verify import verify
+from retro.db.format import LAYER_GROUP, chunk_intact, fletcher32
+from retro.verify.musketeers import verify
 
 from test_build import assert_same_values
 
@@ -378,7 +378,7 @@ def test_permission_problems_are_named(db3, tmp_path):
 
 def test_unreadable_is_not_reported_as_not_hdf5(db3, tmp_path, monkeypatch):
     # In-process too, where permission bits cannot be tested (as root without setpriv).
-    import retro.storage as storage
+    import retro.db.format as storage
 
     real_open = open
 

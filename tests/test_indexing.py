@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from retro.build import positions_in_layers
-from retro.indexing import index_of, indexer, layer_masks, mask_rank, position_at
-from retro.position import Position
+from retro.engine.build import positions_in_layers
+from retro.games.musketeers.index import index_of, indexer, layer_masks, mask_rank, position_at
+from retro.games.musketeers.position import Position
 from strategies import positions
 
 

@@ -20,7 +20,7 @@ from retro.play import (
     computer_move,
     play_game,
 )
-from retro.probe import GameOverError
+from retro.db.database import GameOverError
 
 MUSKETEERS, ENEMY = 0, 1
 

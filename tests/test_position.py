@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retro.position import (
+from retro.games.musketeers.position import (
     BoardSizeError,
     IllegalMoveError,
     Move,

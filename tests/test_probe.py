@@ -33,10 +33,10 @@ from retro import (
     UnknownCharacterError,
     open_database,
 )
-from retro.probe import BatchPositionError, DatabasePool, GameOverError
+from retro.db.database import BatchPositionError, DatabasePool, GameOverError
 from retro.text import format_probe, probe_json, probe_lines
-from retro.build import build
-from retro.storage import LAYER_GROUP
+from retro.engine.build import build
+from retro.db.format import LAYER_GROUP
 
 FILES = "abcde"
 MEMOS = {}
@@ -286,7 +286,7 @@ def test_best_move_ties_random_with_rng_and_fixed_without(db4):
 
 
 def test_start_of_the_full_5x5_game_if_built():
-    from retro.storage import default_path
+    from retro.db.format import default_path
 
     path = default_path(5)
     if not path.exists():

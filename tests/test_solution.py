@@ -14,7 +14,7 @@ import pytest
 
 from minimax import new_memo, solve_many
 from retro import Position, open_database
-from retro.indexing import decode_many, indexer, layer_masks
+from retro.games.musketeers.index import decode_many, indexer, layer_masks
 
 
 def _every_position(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -91,7 +91,7 @@ def test_single_probes_agree_with_batch_probes(n, request):
     with open_database(db_path) as db, open_database(db_path, in_memory=True) as loaded:
         musketeers_win, plies = db.probe_many((sides[pick], musketeers[pick], enemies[pick]))
         for i, j in enumerate(pick):
-            from retro.position import Side
+            from retro.games.musketeers.position import Side
 
             position = Position(Side.from_code(int(sides[j])), int(musketeers[j]), int(enemies[j]), n)
             for source in (db, loaded):

@@ -18,10 +18,10 @@ from retro import (
     PositionNotInDatabaseError,
     open_database,
 )
-from retro.build import build
-from retro.indexing import indexer, position_at
-from retro.outcome import ENCODING
-from retro.storage import FORMAT, FORMAT_VERSION, LAYER_GROUP, digest, storage_order
+from retro.engine.build import build
+from retro.games.musketeers.index import indexer, position_at
+from retro.values import ENCODING
+from retro.db.format import FORMAT, FORMAT_VERSION, LAYER_GROUP, digest, storage_order
 
 
 def test_file_describes_itself(db4):

@@ -1,4 +1,4 @@
-"""``retro.verify``: it passes sound databases and names every value it was not given.
+"""``retro.verify.musketeers``: it passes sound databases and names every value it was not given.
 
 Corrupted copies are made here with h5py; the expected values of the corrupted
 positions come from the plain minimax of tests/minimax.py.
@@ -22,10 +22,10 @@ from retro import (
     Position,
     Side,
 )
-from retro.indexing import encode, indexer
-from retro.storage import LAYER_GROUP, storage_perm, storage_rank
+from retro.games.musketeers.index import encode, indexer
+from retro.db.format import LAYER_GROUP, storage_perm, storage_rank
 from retro.cli import main
-from retro.verify import symmetries, verify
+from retro.verify.musketeers import symmetries, verify
 
 PLACEMENTS = {3: 16, 4: 77, 5: 319}  # canonical musketeer placements (3-sets up to symmetry)
 
@@ -121,7 +121,7 @@ def test_a_flipped_value_is_named(db4, tmp_path, update_digest):
 
 
 def _outcome(value: int):
-    from retro.outcome import Outcome
+    from retro.values import Outcome
 
     return Outcome.from_value(value, Side.ENEMY)
 

@@ -1,7 +1,7 @@
 """The web API (retro.web): every field against the probe API and the CLI, every error
 status, caching headers, a fuzz of every parameter and body, shared values, `retro serve`.
 
-Expected values are computed here from :class:`retro.probe.Database`,
+Expected values are computed here from :class:`retro.db.database.Database`,
 :meth:`Position.play`, :func:`retro.play.computer_move` and ``retro probe --json``,
 never copied from the server's own answers. One app and one TestClient serve the
 whole module (session fixtures in conftest.py, over db3, db4 and db5_low).
@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from retro import Position, open_database
 from retro.cli import main as cli
 from retro.play import computer_move
-from retro.position import Side
-from retro.position import parse_canonical
+from retro.games.musketeers.position import Side
+from retro.games.musketeers.position import parse_canonical
 from retro.text import link_text, result_text
 from retro.web import Service, create_app
 from retro.web.server import host_warning

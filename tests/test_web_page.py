@@ -15,7 +15,7 @@ import pytest
 
 from retro import Position, PositionError, open_database
 from retro.play import computer_move
-from retro.position import Side
+from retro.games.musketeers.position import Side
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,9 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import rules
+from ..games.musketeers import rules
 from ..errors import DatabaseNotFoundError
-from ..storage import DatabaseFile, default_path
+from ..db.format import DatabaseFile, default_path
 
 ENVIRONMENT = "RETRO_SERVE_CONFIG"
 EXIT_USAGE = 2
@@ -56,7 +56,7 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
 
     Only the files' headers are read here: the workers open the databases.
     """
-    from ..probe import open_database
+    from ..db.database import open_database
 
     checked, sizes = [], {}
     for path in paths:

@@ -30,8 +30,8 @@ from ..errors import (
     PositionNotInDatabaseError,
 )
 from ..play import computer_move
-from ..position import Position, parse_canonical
-from ..probe import Database, open_database
+from ..games.musketeers.position import Position, parse_canonical
+from ..db.database import Database, open_database
 from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer_bytes
 from .shared import Attachment
 

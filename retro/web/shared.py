@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatabaseError
-from ..probe import open_database
-from ..storage import DatabaseFile
+from ..db.database import open_database
+from ..db.format import DatabaseFile
 
 log = logging.getLogger("retro.web")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import rules
-from .errors import (  # re-exported: their historic home
+from ...errors import (  # re-exported: their historic home
     BoardSizeError,
     IllegalMoveError,
     MoveSyntaxError,

@@ -34,15 +34,15 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import rules
-from .errors import (  # BatchPositionError and GameOverError re-exported
+from ..games.musketeers import rules
+from ..errors import (  # BatchPositionError and GameOverError re-exported
     BatchPositionError,
     DatabaseClosedError,
     DatabaseError,
     GameOverError,
     PositionError,
 )
-from .lookup import (
+from ..games.musketeers.lookup import (
     ALIGNED,
     BAD_PIECES,
     BAD_SIDE,
@@ -60,9 +60,9 @@ from .lookup import (
     status,
     value_in_memory,
 )
-from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from .position import Move, Position, Side, as_position
-from .storage import (
+from ..values import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
+from ..games.musketeers.position import Move, Position, Side, as_position
+from .format import (
     HDF5_ERRORS,
     BoardMismatchError,
     ChecksumError,
@@ -75,7 +75,7 @@ from .storage import (
     partial_path,
     resume_command,
 )
-from .text import result_text
+from ..text import result_text
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (1024 of 64 KiB)
 HDF5_CACHE_BYTES = 4 << 20  # HDF5's own cache: a few raw chunks, retro caches the rest

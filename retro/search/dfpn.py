@@ -71,11 +71,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import games, rules
+from . import games
+from ..games.musketeers import rules
 from .alphabeta import WIN, SearchStats, Solution, plies_of, prefetch, winner_of, zobrist_hash
-from .bits import lowest_bit_index, popcount, triple_rank
+from ..bits import lowest_bit_index, popcount, triple_rank
 from .games import GameTables, generate, result, terminal
-from .position import Position, Side, as_position
+from ..games.musketeers.position import Position, Side, as_position
 
 INFINITY = (1 << 31) - 1  # a proof or disproof number that can never be met
 LARGE = INFINITY - 1  # where sums saturate: "very hard", but still finite

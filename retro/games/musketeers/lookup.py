@@ -21,10 +21,10 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .bits import popcount, triple_rank
-from .indexing import indexer
-from .outcome import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
-from .storage import storage_order
+from ...bits import popcount, triple_rank
+from .index import indexer
+from ...values import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
+from ...db.format import storage_order
 
 MEMORY_BLOCK = 256  # positions located before their table entries are gathered
 

@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit, prange
 
 from . import rules
-from .indexing import encode, indexer, mask_rank
-from .outcome import ENEMY_WON, NO_MOVE_KEY, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
+from .index import encode, indexer, mask_rank
+from ...values import ENEMY_WON, NO_MOVE_KEY, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
 
 MAX_CAPTURES = 4 * rules.MUSKETEER_COUNT
 PERM_BYTES = 3  # masks of up to 24 bits, in three byte-sized lookups

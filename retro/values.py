@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .position import Side
+from .games.musketeers.position import Side
 
 ENCODING = "value = 2 * plies + (1 if the musketeers win else 0), uint8"
 

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from . import rules
-from .bits import lowest_bit_index, popcount, triple_rank
+from ...bits import lowest_bit_index, popcount, triple_rank
 from .position import Position, Side
 
 MAX_FREE = 24  # mask bits the tables support (5×5 needs 22)

@@ -40,11 +40,11 @@ import h5py
 import numpy as np
 from numba import njit, prange
 
-from . import rules
-from .indexing import indexer, layer_masks, mask_rank
-from .outcome import ENCODING, Outcome
-from .position import Position, Side
-from .storage import (
+from ..games.musketeers import rules
+from ..games.musketeers.index import indexer, layer_masks, mask_rank
+from ..values import ENCODING, Outcome
+from ..games.musketeers.position import Position, Side
+from ..db.format import (
     FORMAT,
     FORMAT_VERSION,
     RULES_TEXT,

@@ -35,9 +35,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import games
-from .bits import triple_rank
+from ..bits import triple_rank
 from .games import GameTables, generate, result, terminal
-from .position import Move, Position, Side, as_position
+from ..games.musketeers.position import Move, Position, Side, as_position
 
 WIN = 10_000
 INFINITY = 30_000

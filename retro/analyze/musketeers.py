@@ -28,12 +28,12 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from . import rules
-from .bits import lowest_bit_index, popcount
-from .indexing import indexer, layer_masks, mask_rank
-from .position import Position, Side
-from .storage import DatabaseFile, NotADatabaseError
-from .verify import (
+from ..games.musketeers import rules
+from ..bits import lowest_bit_index, popcount
+from ..games.musketeers.index import indexer, layer_masks, mask_rank
+from ..games.musketeers.position import Position, Side
+from ..db.format import DatabaseFile, NotADatabaseError
+from ..verify.musketeers import (
     MUSKETEER_KEYS,
     MUSKETEER_VALUES,
     Geometry,

@@ -47,11 +47,12 @@ import h5py
 import numba
 import numpy as np
 
-from . import __version__, rules
-from .errors import BuildError, BuildLockedError  # re-exported
-from .indexing import Indexer, indexer, layer_masks
-from .kernels import MoveTables, bit_lists, enemy_layer, move_tables, musketeer_layer, step_lists
-from .storage import (
+from .. import __version__
+from ..games.musketeers import rules
+from ..errors import BuildError, BuildLockedError  # re-exported
+from ..games.musketeers.index import Indexer, indexer, layer_masks
+from ..games.musketeers.sweep import MoveTables, bit_lists, enemy_layer, move_tables, musketeer_layer, step_lists
+from ..db.format import (
     FORMAT,
     FORMAT_VERSION,
     HDF5_ERRORS,

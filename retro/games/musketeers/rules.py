@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .bits import lowest_bit_index
+from ...bits import lowest_bit_index
 
 SIZES = (3, 4, 5)
 DEFAULT_SIZE = 5

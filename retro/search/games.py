@@ -30,9 +30,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import rules
-from .bits import lowest_bit_index, popcount, triple_rank
-from .position import Move, Position, Side, square_name
+from ..games.musketeers import rules
+from ..bits import lowest_bit_index, popcount, triple_rank
+from ..games.musketeers.position import Move, Position, Side, square_name
 
 NIM, TICTACTOE, MUSKETEERS = 0, 1, 2
 MAX_MOVES = 128

@@ -38,8 +38,8 @@ import h5py
 import numpy as np
 from numba import njit, prange
 
-from . import rules
-from .errors import (  # re-exported: their historic home
+from ..games.musketeers import rules
+from ..errors import (  # re-exported: their historic home
     BoardMismatchError,
     ChecksumError,
     DamagedDatabaseError,
@@ -51,8 +51,8 @@ from .errors import (  # re-exported: their historic home
     NotADatabaseError,
     PositionNotInDatabaseError,
 )
-from .indexing import Indexer, indexer, layer_masks, mask_rank
-from .outcome import ENCODING
+from ..games.musketeers.index import Indexer, indexer, layer_masks, mask_rank
+from ..values import ENCODING
 
 FORMAT = "retro-three-musketeers"
 FORMAT_VERSION = 1

@@ -12,8 +12,10 @@ Why it is independent
     generation and mill test, its own enumeration of the legal positions (a plain list
     of positions, or a sorted array of position keys found by binary search: no
     combinatorial index), no symmetry reduction, and a plain value iteration over
-    explicit successor lists. Numba is used only for six men's morris, so that K = 3
-    and K = 4 fit a test budget; the algorithm is the textbook one.
+    explicit successor lists. Three men's morris is plain Python apart from the shared
+    value iteration; numba compiles the six men's morris kernels and the iteration only
+    so that K = 3 (under a second) and K = 4 (seconds) fit a test budget. The
+    algorithm is the textbook one.
 
 The rules implemented
     White moves first. While the player to move has pieces in hand, a move places one
@@ -535,11 +537,11 @@ def _six_graph(keys, neighbours, mills):
     ``keys`` (sorted). Every successor is looked up by binary search; one that is not
     in ``keys`` raises (the set must be closed under moves)."""
     n = len(keys)
-    frm = np.empty(128, dtype=np.int64)
-    to = np.empty(128, dtype=np.int64)
-    removed = np.empty(128, dtype=np.int64)
-    new_mover = np.empty(128, dtype=np.int64)
-    new_opponent = np.empty(128, dtype=np.int64)
+    frm = np.empty(MAX_MOVES, dtype=np.int64)
+    to = np.empty(MAX_MOVES, dtype=np.int64)
+    removed = np.empty(MAX_MOVES, dtype=np.int64)
+    new_mover = np.empty(MAX_MOVES, dtype=np.int64)
+    new_opponent = np.empty(MAX_MOVES, dtype=np.int64)
     finished = np.zeros(n, dtype=np.int8)
     offsets = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):  # first pass: how many moves

@@ -35,8 +35,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the built file")
     args = parser.parse_args()
 
-    from retro.engine.build import positions_in_layers
-    from retro.games.musketeers.index import indexer
+    from retro import games
+    from retro.engine.build import positions_in
 
     with tempfile.TemporaryDirectory() as scratch:
         retro("build", "--board", "3", "--out", f"{scratch}/warmup.h5", "--quiet", "--force")
@@ -52,7 +52,8 @@ def main() -> None:
         if args.out and not args.keep:
             out.unlink()
 
-    positions = positions_in_layers(indexer(args.board), 0, indexer(args.board).free)
+    game = games.get("three-musketeers", f"{args.board}x{args.board}")
+    positions = positions_in(game, game.tiers())
     figures = {
         "board": args.board,
         "positions": positions,

@@ -32,8 +32,9 @@ def main() -> None:
 
     from retro.games.musketeers.index import indexer, layer_masks
     from retro.games.musketeers.sweep import bit_lists, move_tables, musketeer_layer
-    from retro.db.format import (DatabaseError, DatabaseFile, chunk_shape, square_order_layer,
-                               storage_perm, to_storage_order)
+    from retro.db.format import DatabaseError, DatabaseFile
+    from retro.db.hdf5io import chunk_shape
+    from retro.games.musketeers.layout import square_order_layer, storage_perm, to_storage_order
 
     try:
         db = DatabaseFile(args.db)

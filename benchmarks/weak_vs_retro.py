@@ -280,8 +280,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from retro import Position
-    from retro.engine.build import positions_in_layers
-    from retro.games.musketeers.index import indexer
+    from retro import games
+    from retro.engine.build import positions_in
 
     start = str(Position.start())
     with tempfile.TemporaryDirectory() as scratch:
@@ -301,7 +301,7 @@ def main() -> None:
         figures = {
             "retrograde": {
                 "build_5x5_seconds": round(build5, 2),
-                "positions": positions_in_layers(indexer(5), 0, indexer(5).free),
+                "positions": positions_in(games.get(), games.get().tiers()),
                 "start": {k: json.loads(probe)[k] for k in ("winner", "plies")},
             },
             "alphabeta": {

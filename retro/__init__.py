@@ -33,7 +33,7 @@ from .games.musketeers.position import (
     UnknownCharacterError,
 )
 from .db.database import BatchPositionError, Database, GameOverError, open_database
-from .db.format import (
+from .errors import (
     BoardMismatchError,
     ChecksumError,
     DatabaseError,

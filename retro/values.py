@@ -1,108 +1,181 @@
-"""Game values and their one-byte encoding.
+"""Game values and their encoding, for every game: the one place that defines them.
 
-A value says who wins under perfect play and in how many plies: the winner hurries,
-the loser delays, and a finished position is 0 plies. Stored as one byte::
+A value says how a position ends under perfect play: a win for one side in so many
+plies (the winner hurries, the loser delays, a finished position is 0 plies) or a
+draw (neither side can force a win: with perfect play the game never ends, or ends
+drawn). Stored as one unsigned integer of W bits (8 or 16, the game's choice)::
 
-    value = 2 * plies + (1 if the musketeers win else 0)
+    value = 2 * plies + (1 if the first side wins else 0)    for a win
+    value = 2**W - 1                                          for a draw (DRAW)
+    value = 2**W - 2                                          for an index entry that
+                                                              is not a position
 
-so 0 is "the enemy has won" (musketeers in a line) and 1 is "the musketeers have won"
-(the side to move is stuck). No game lasts longer than 2 * 22 + 1 plies, so a value
-always fits in 7 bits.
+The first side is the one that moves first (code 0: the musketeers, X, White). For
+Three Musketeers this is exactly the encoding of retro 0.2 (``2 * plies + 1 if the
+musketeers win``), so its files keep their values byte for byte. A value of W bits
+holds at most ``2**(W-1) - 2`` plies: 126 in a byte.
+
+Solvers and probes rank a child's value from the mover's side with a *key*, larger
+is better: a loss in p plies has key p + 1 (a slower loss is better), a draw key
+2**(W-1), a win in p plies key 2**W - 1 - p (a faster win is better), and 0 means
+"no child". :data:`PREFERENCE_KEYS` and :data:`VALUE_OF_BEST_KEY` are those maps for
+bytes; :func:`preference_keys` and :func:`value_of_best_key` for any width.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from .games.musketeers.position import Side
+ENCODING = "value = 2 * plies + (1 if the musketeers win else 0), uint8"  # Three Musketeers' header
+GENERIC_ENCODING = ("value = 2 * plies + (1 if the first side wins else 0); 2**W - 1 for a draw; "
+                    "2**W - 2 for an entry that is not a position; W = 8 or 16 bits")
 
-ENCODING = "value = 2 * plies + (1 if the musketeers win else 0), uint8"
+ENEMY_WON = 0  # Three Musketeers: a finished position the enemy has won (the second side)
+MUSKETEERS_WON = 1  # Three Musketeers: a finished position the musketeers have won (the first side)
+NO_MOVE_KEY = 0  # best key of a mover without a legal move
 
-ENEMY_WON = 0  # value of a finished position the enemy has won
-MUSKETEERS_WON = 1  # value of a finished position the musketeers have won
+
+def draw_value(dtype) -> int:
+    """The draw code of values of ``dtype`` (uint8: 255, uint16: 65535)."""
+    return int(np.iinfo(dtype).max)
+
+
+def not_a_position(dtype) -> int:
+    """The code of index entries that are not positions (uint8: 254, uint16: 65534)."""
+    return int(np.iinfo(dtype).max) - 1
+
+
+def max_plies(dtype) -> int:
+    """The longest distance a value of ``dtype`` holds (uint8: 126 plies)."""
+    return (int(np.iinfo(dtype).max) + 1) // 2 - 2
+
+
+def encode(first_side_wins: bool, plies: int) -> int:
+    """The value of a win in ``plies`` for the first side (True) or the second (False)."""
+    return 2 * plies + (1 if first_side_wins else 0)
+
+
+@lru_cache(maxsize=None)
+def preference_keys(dtype) -> np.ndarray:
+    """``keys[mover, value]``: how good a child of that value is for ``mover`` (0 = first
+    side, 1 = second side); larger is better, every value of a position has a key >= 1."""
+    top = int(np.iinfo(dtype).max)
+    half = (top + 1) // 2
+    keys = np.zeros((2, top + 1), dtype=dtype)
+    values = np.arange(top + 1)
+    plies = np.minimum(values >> 1, half - 2)
+    for mover in (0, 1):
+        mover_wins = (values & 1) == (1 - mover)
+        keys[mover] = np.where(mover_wins, top - plies, plies + 1)
+        keys[mover, draw_value(dtype)] = half
+        keys[mover, not_a_position(dtype)] = 0
+    keys.setflags(write=False)
+    return keys
+
+
+@lru_cache(maxsize=None)
+def value_of_best_key(dtype) -> np.ndarray:
+    """``values[mover, best_key]``: the mover's value when its best child has that key
+    (one ply further from the end; a draw stays a draw; key 0 maps to "not a position",
+    which a game with a rule for a side without moves replaces)."""
+    top = int(np.iinfo(dtype).max)
+    half = (top + 1) // 2
+    values = np.zeros((2, top + 1), dtype=dtype)
+    for mover in (0, 1):
+        first_wins_if_mover_wins = mover == 0
+        for key in range(1, top + 1):
+            if key > half:  # the mover wins: one ply more than the child's loss
+                plies = top - key + 1
+                values[mover, key] = encode(first_wins_if_mover_wins, min(plies, half - 2))
+            elif key < half:  # the mover loses: one ply more than the child's win
+                values[mover, key] = encode(not first_wins_if_mover_wins, min(key, half - 2))
+            else:
+                values[mover, key] = draw_value(dtype)
+        values[mover, NO_MOVE_KEY] = not_a_position(dtype)
+    values.setflags(write=False)
+    return values
+
+
+def _three_musketeers_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The byte tables with Three Musketeers' rule 4: a mover without a legal move
+    leaves the musketeers the winners (0 plies)."""
+    keys = preference_keys(np.uint8)
+    values = value_of_best_key(np.uint8).copy()
+    values[:, NO_MOVE_KEY] = MUSKETEERS_WON
+    values.setflags(write=False)
+    return keys, values
+
+
+# Indexed by the mover's side code (0 = first side, 1 = second side), over bytes.
+PREFERENCE_KEYS, VALUE_OF_BEST_KEY = _three_musketeers_tables()
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The value of a position under perfect play."""
+    """The value of a position under perfect play.
 
-    winner: Side
-    plies: int
-    side_to_move: Side
+    ``winner`` is a side of the position's game, or None for a draw; ``plies`` the
+    plies to the end for a win (None for a draw); ``side_to_move`` the side to move in
+    the position.
+    """
+
+    winner: object | None
+    plies: int | None
+    side_to_move: object
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
 
     @property
     def side_to_move_wins(self) -> bool:
         return self.winner is self.side_to_move
 
     @classmethod
-    def from_value(cls, value: int, side_to_move: Side) -> Outcome:
-        """The outcome an encoded value stands for (one shared object per value and side)."""
-        key = (int(value), side_to_move)
+    def from_value(cls, value: int, side_to_move, dtype=np.uint8) -> Outcome:
+        """The outcome a value stands for (one shared object per value, side and width)."""
+        key = (int(value), side_to_move, np.dtype(dtype).itemsize)
         outcome = _OUTCOMES.get(key)
         if outcome is None:
-            winner = Side.MUSKETEERS if key[0] & 1 else Side.ENEMY
-            outcome = _OUTCOMES[key] = cls(winner, key[0] >> 1, side_to_move)
+            if key[0] == draw_value(dtype):
+                outcome = cls(None, None, side_to_move)
+            elif key[0] == not_a_position(dtype):
+                raise ValueError("the value of an index entry that is not a position")
+            else:
+                sides = type(side_to_move)
+                outcome = cls(sides.from_code(0 if key[0] & 1 else 1), key[0] >> 1, side_to_move)
+            _OUTCOMES[key] = outcome
         return outcome
 
     @property
     def value(self) -> int:
-        return encode(self.winner is Side.MUSKETEERS, self.plies)
+        """The encoded value (a draw: the byte code 255; see :meth:`encoded`)."""
+        return self.encoded(np.uint8)
+
+    def encoded(self, dtype) -> int:
+        if self.winner is None:
+            return draw_value(dtype)
+        return encode(self.winner.code == 0, self.plies)
 
     def as_dict(self) -> dict:
-        return {"winner": self.winner.value, "plies": self.plies}
+        """``{"winner": side name or None, "plies": plies or None}``."""
+        return {"winner": None if self.winner is None else self.winner.value, "plies": self.plies}
+
+    def code(self) -> str:
+        """The short form: the winner's letter and the plies (``E33``, ``X5``), or ``D``."""
+        return "D" if self.winner is None else f"{self.winner.letter}{self.plies}"
 
     def __str__(self) -> str:
-        if self.winner is Side.MUSKETEERS:
-            who, has, wins = "the musketeers", "have", "win"
-        else:
-            who, has, wins = "the enemy", "has", "wins"
+        if self.winner is None:
+            return "a draw"
+        who, plural = self.winner.title, self.winner.plural
         if self.plies == 0:
-            return f"{who} {has} won"
+            return f"{who} {'have' if plural else 'has'} won"
+        wins = "win" if plural else "wins"
         return f"{who} {wins} in {self.plies} {'ply' if self.plies == 1 else 'plies'}"
 
 
-_OUTCOMES: dict[tuple[int, Side], Outcome] = {}
-
-
-def encode(musketeers_win: bool, plies: int) -> int:
-    return 2 * plies + (1 if musketeers_win else 0)
-
-
-NO_MOVE_KEY = 0  # best key of a mover without legal moves: rule 4, the musketeers win
-
-
-def _preference_keys(mover_is_musketeers: bool) -> np.ndarray:
-    """``keys[child_value]``: larger is better for the mover choosing that child.
-
-    A win ranks above every loss, a faster win above a slower one, a slower loss
-    above a faster one; every key is at least 1, so 0 (:data:`NO_MOVE_KEY`) means
-    "no legal move". The builder takes the maximum key over the children.
-    """
-    keys = np.zeros(256, dtype=np.uint8)
-    for value in range(256):
-        plies = min(value >> 1, 126)
-        mover_wins = bool(value & 1) == mover_is_musketeers
-        keys[value] = 254 - plies if mover_wins else plies + 1
-    return keys
-
-
-def _values_from_keys(mover_is_musketeers: bool) -> np.ndarray:
-    """``values[best_key]``: the mover's value when its best child has ``best_key``."""
-    values = np.zeros(256, dtype=np.uint8)
-    values[NO_MOVE_KEY] = MUSKETEERS_WON
-    for key in range(1, 255):
-        if key >= 128:
-            winner_is_musketeers, plies = mover_is_musketeers, 255 - key
-        else:
-            winner_is_musketeers, plies = not mover_is_musketeers, key
-        values[key] = encode(winner_is_musketeers, plies)
-    return values
-
-
-# Indexed by the mover's side code (0 = musketeers, 1 = enemy).
-PREFERENCE_KEYS = np.stack([_preference_keys(True), _preference_keys(False)])
-VALUE_OF_BEST_KEY = np.stack([_values_from_keys(True), _values_from_keys(False)])
-PREFERENCE_KEYS.setflags(write=False)
-VALUE_OF_BEST_KEY.setflags(write=False)
+_OUTCOMES: dict[tuple, Outcome] = {}

@@ -35,15 +35,15 @@ def db5_low(db_dir):
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""
-    solve = builder._solve_layer
+    solve = builder._solve_tier
 
     def arm(layer: int | None) -> None:
-        def solve_or_interrupt(ix, mt, k, previous, bar):
-            if k == layer:
+        def solve_or_interrupt(game, tier, children, advance):
+            if tier == layer:
                 raise KeyboardInterrupt
-            return solve(ix, mt, k, previous, bar)
+            return solve(game, tier, children, advance)
 
-        monkeypatch.setattr(builder, "_solve_layer", solve_or_interrupt)
+        monkeypatch.setattr(builder, "_solve_tier", solve_or_interrupt)
 
     return arm
 

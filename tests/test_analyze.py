@@ -32,7 +32,7 @@ from retro.analyze.musketeers import (
 from retro.engine.build import build
 from retro.cli import main
 from retro.games.musketeers.index import encode, indexer
-from retro.db.format import storage_perm, storage_rank
+from retro.games.musketeers.layout import storage_perm, storage_rank
 
 # --- an independent model of the game over raw positions ------------------------------
 
@@ -514,10 +514,10 @@ def _truncate_layer(f):
 
 @pytest.mark.parametrize("change, problem", [
     # 4x4 layers read as 3x3: refused when the file opens, by its layer count
-    (lambda f: f.attrs.__setitem__("board_size", 3), "14 layers on a 3x3 board"),
+    (lambda f: f.attrs.__setitem__("board_size", 3), "board_size 3 where its tiers say 4"),
     (_swap_storage_bits, "storage order"),
     (_truncate_layer, "layer shapes"),
-    (lambda f: f.attrs.__setitem__("max_guards", -1), "max_guards -1 on a 4x4 board"),
+    (lambda f: f.attrs.__setitem__("max_guards", -1), "max_guards -1 where its tiers say 13"),
 ])
 def test_a_foreign_layout_is_refused(db4, tmp_path, change, problem):
     path = _copy_with(db4, tmp_path, change)

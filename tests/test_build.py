@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from retro.engine.build import BuildError, build
-from retro.db.format import LAYER_GROUP
+from retro.games.musketeers.layout import LAYER_GROUP
 
 
 def stored_layers(path) -> dict[str, np.ndarray]:
@@ -108,10 +108,10 @@ def test_thread_count_does_not_change_values(db4, tmp_path):
 @pytest.mark.parametrize(
     "kwargs, words",
     [
-        ({"size": 6}, "board size 6"),
-        ({"size": 4, "max_guards": 14}, "between 0 and 13"),
-        ({"size": 4, "max_guards": -1}, "between 0 and 13"),
-        ({"size": 4, "threads": 0}, "--threads"),
+        ({"game": 6}, "board size 6"),
+        ({"game": 4, "max_guards": 14}, "between 0 and 13"),
+        ({"game": 4, "max_guards": -1}, "between 0 and 13"),
+        ({"game": 4, "threads": 0}, "--threads"),
     ],
 )
 def test_bad_build_arguments(tmp_path, kwargs, words):

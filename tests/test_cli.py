@@ -201,7 +201,7 @@ def _damaged_copy(db4, tmp_path):
     """A copy of db4 with one byte of layer 6's first chunk flipped, and a position there."""
     import h5py
 
-    from retro.db.format import LAYER_GROUP
+    from retro.games.musketeers.layout import LAYER_GROUP
 
     path = tmp_path / "damaged.h5"
     path.write_bytes(db4.read_bytes())

@@ -29,7 +29,8 @@ from retro import (
 from retro.engine.build import BuildError, BuildLockedError, build
 from retro.cli import main
 from retro.errors import DamagedDatabaseError, DatabaseAccessError, DatabaseClosedError
-from retro.db.format import LAYER_GROUP, chunk_intact, fletcher32
+from retro.db.hdf5io import chunk_intact, fletcher32
+from retro.games.musketeers.layout import LAYER_GROUP
 from retro.verify.musketeers import verify
 
 from test_build import assert_same_values
@@ -57,9 +58,9 @@ def test_a_second_build_of_one_output_is_refused_and_the_first_one_verifies(
         db4, tmp_path, monkeypatch):
     out = tmp_path / "race.h5"
     reached, release = threading.Event(), threading.Event()
-    solve = builder._solve_layer
+    solve = builder._solve_tier
 
-    def slow_layer(ix, mt, k, previous, bar):
+    def slow_layer(game, k, children, advance):
         if k == 6:
             # The writer thread checkpoints layer 5 while layer 6 is solved: let it
             # finish, so that the folder is still while the second build is refused.
@@ -69,9 +70,9 @@ def test_a_second_build_of_one_output_is_refused_and_the_first_one_verifies(
                 time.sleep(0.01)
             reached.set()
             release.wait(60)
-        return solve(ix, mt, k, previous, bar)
+        return solve(game, k, children, advance)
 
-    monkeypatch.setattr(builder, "_solve_layer", slow_layer)
+    monkeypatch.setattr(builder, "_solve_tier", slow_layer)
     first: dict = {}
     thread = threading.Thread(target=lambda: first.update(summary=build(4, out, progress=False)))
     thread.start()
@@ -286,17 +287,17 @@ def test_a_disk_too_small_is_refused_before_starting(tmp_path, capsys):
 def test_a_disk_that_fills_up_mid_build_then_resume(db4, tmp_path, monkeypatch, capsys):
     with small_disk(tmp_path, 8) as disk:
         out = disk / "f.h5"
-        solve = builder._solve_layer
+        solve = builder._solve_tier
 
-        def fill_the_disk_at_layer_10(ix, mt, k, previous, bar):
+        def fill_the_disk_at_layer_10(game, k, children, advance):
             if k == 10:  # layer 7's checkpoint is written by now (one layer in flight)
                 with open(disk / "filler", "wb") as handle:
                     with contextlib.suppress(OSError):
                         while True:
                             handle.write(bytes(1 << 16))
-            return solve(ix, mt, k, previous, bar)
+            return solve(game, k, children, advance)
 
-        monkeypatch.setattr(builder, "_solve_layer", fill_the_disk_at_layer_10)
+        monkeypatch.setattr(builder, "_solve_tier", fill_the_disk_at_layer_10)
         assert main(["build", "--board", "4", "--out", str(out), "--quiet"]) == 2
         one_error_line(capsys.readouterr().err, "no space left on device writing")
         partial = disk / "f.h5.partial"
@@ -378,7 +379,7 @@ def test_permission_problems_are_named(db3, tmp_path):
 
 def test_unreadable_is_not_reported_as_not_hdf5(db3, tmp_path, monkeypatch):
     # In-process too, where permission bits cannot be tested (as root without setpriv).
-    import retro.db.format as storage
+    import retro.db.hdf5io as storage
 
     real_open = open
 

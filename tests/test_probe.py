@@ -36,7 +36,7 @@ from retro import (
 from retro.db.database import BatchPositionError, DatabasePool, GameOverError
 from retro.text import format_probe, probe_json, probe_lines
 from retro.engine.build import build
-from retro.db.format import LAYER_GROUP
+from retro.games.musketeers.layout import LAYER_GROUP
 
 FILES = "abcde"
 MEMOS = {}
@@ -397,7 +397,7 @@ def test_missing_file_says_how_to_build_it(tmp_path):
 def test_missing_file_names_the_board_of_its_name(tmp_path):
     with pytest.raises(DatabaseNotFoundError, match="retro build --board 4 --out .*db-4x4.h5"):
         open_database(tmp_path / "db-4x4.h5")
-    with pytest.raises(DatabaseNotFoundError, match="retro build --board N --out"):
+    with pytest.raises(DatabaseNotFoundError, match="retro build --game GAME --out"):
         open_database(tmp_path / "mine.h5")
 
 

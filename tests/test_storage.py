@@ -21,7 +21,9 @@ from retro import (
 from retro.engine.build import build
 from retro.games.musketeers.index import indexer, position_at
 from retro.values import ENCODING
-from retro.db.format import FORMAT, FORMAT_VERSION, LAYER_GROUP, digest, storage_order
+from retro.db.format import FORMAT, FORMAT_VERSION
+from retro.db.hdf5io import digest
+from retro.games.musketeers.layout import LAYER_GROUP, storage_order
 
 
 def test_file_describes_itself(db4):

@@ -23,7 +23,7 @@ from retro import (
     Side,
 )
 from retro.games.musketeers.index import encode, indexer
-from retro.db.format import LAYER_GROUP, storage_perm, storage_rank
+from retro.games.musketeers.layout import LAYER_GROUP, storage_perm, storage_rank
 from retro.cli import main
 from retro.verify.musketeers import symmetries, verify
 

@@ -1,196 +1,114 @@
-"""Probing a built database: values, moves, best moves, principal lines, batches.
+"""Probing a built database, for every game: values, moves, best moves, lines, batches.
 
 >>> with retro.open_database("db/three-musketeers-5x5.h5") as db:
-...     db.probe(Position.start())
-Outcome(winner=<Side.ENEMY: 'enemy'>, plies=..., side_to_move=<Side.MUSKETEERS: ...>)
+...     db.probe(db.game.start())
+Outcome(winner=<Side.ENEMY: 'enemy'>, plies=33, side_to_move=<Side.MUSKETEERS: ...>)
 
-Only enemy-to-move values are stored (see :mod:`retro.storage`); a
-musketeers-to-move value is the best over its captures, one lookup each.
-
-Two modes:
-
-* **on disk** (the default): a probe reads only the chunks it touches. Decompressed
-  chunks are kept in an LRU cache keyed by chunk (``cache_bytes``, 64 MiB by
-  default), so a warm probe touches no HDF5 machinery at all; HDF5's own chunk cache
-  is kept small (:data:`HDF5_CACHE_BYTES`) because it would only hold second copies.
-  :meth:`Database.probe_many` groups the requested table entries by chunk and reads
-  each touched chunk once.
-* **in memory** (``open_database(path, in_memory=True)``, or :meth:`Database.load`):
-  every layer is read once into one flat array; probes are then pure array lookups.
-
-The kernels that locate a position's table entries live in :mod:`retro.lookup`;
-the text that front ends print, in :mod:`retro.text`.
+:func:`open_database` reads the file's header and returns the :class:`Database` of
+its game: the values of every position, and everything derived from them (each
+move's outcome, best first; the principal line; batches). The game supplies the
+rules (legal moves, finished positions, the index); the database only looks values
+up. Three Musketeers has a faster backend of its own (:mod:`retro.db.musketeers`:
+on-disk chunk caches, jitted kernels, one-ply search for the unstored side); the
+other games' tables are small and are read into memory when opened
+(:class:`TierDatabase`).
 """
 
 from __future__ import annotations
 
 import os
 import random
-from collections import OrderedDict
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numba
 import numpy as np
 
-from ..games.musketeers import rules
+from .. import games
 from ..errors import (  # BatchPositionError and GameOverError re-exported
     BatchPositionError,
-    DatabaseClosedError,
-    DatabaseError,
-    GameOverError,
-    PositionError,
-)
-from ..games.musketeers.lookup import (
-    ALIGNED,
-    BAD_PIECES,
-    BAD_SIDE,
-    board_arguments,
-    children_in_memory,
-    chunk_geometry,
-    child_positions,
-    combine_many,
-    first_invalid,
-    locate_many,
-    memory_arguments,
-    position_addresses,
-    probe_memory,
-    probe_tables,
-    status,
-    value_in_memory,
-)
-from ..values import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from ..games.musketeers.position import Move, Position, Side, as_position
-from .format import (
-    HDF5_ERRORS,
     BoardMismatchError,
     ChecksumError,
-    DatabaseFile,
+    DatabaseClosedError,
+    DatabaseError,
     DatabaseNotFoundError,
+    GameOverError,
     IncompleteDatabaseError,
+    PositionError,
     PositionNotInDatabaseError,
+)
+from ..games.protocol import Game
+from ..values import Outcome, draw_value, preference_keys
+from .format import (
+    DatabaseFile,
     build_command,  # re-exported
     default_path,
     partial_path,
     resume_command,
 )
-from ..text import result_text
+from .hdf5io import HDF5_ERRORS
 
-DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (1024 of 64 KiB)
-HDF5_CACHE_BYTES = 4 << 20  # HDF5's own cache: a few raw chunks, retro caches the rest
-BATCH_PIECE = 1 << 19  # on-disk batches are located in pieces of this many positions
-THREAD_MIN_POSITIONS = 100_000  # in-memory batches split over threads above this size
+DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
 
 RNG = int | np.random.Generator | random.Random | None
 """``rng`` arguments: None (deterministic), a seed, or a numpy/stdlib generator."""
 
 
-# --- the database ------------------------------------------------------------------
-
-_MUSKETEER_KEYS = PREFERENCE_KEYS[rules.MUSKETEERS].tolist()
-_MUSKETEER_VALUES = VALUE_OF_BEST_KEY[rules.MUSKETEERS].tolist()
-
-
-def preference(outcome: Outcome, mover: Side) -> tuple[int, int]:
+def preference(outcome: Outcome, mover) -> tuple[int, int]:
     """Sort key of a move leading to ``outcome``: smaller is better for ``mover``.
 
-    A win beats every loss, a faster win a slower one, a slower loss a faster one.
+    A win beats a draw, a draw beats a loss; a faster win beats a slower one, a
+    slower loss a faster one.
     """
+    if outcome.winner is None:
+        return (1, 0)
     if outcome.winner is mover:
         return (0, outcome.plies)
-    return (1, -outcome.plies)
+    return (2, -outcome.plies)
+
+
+def finished_text(position) -> str:
+    """How a finished position ended, in words (its game's sides)."""
+    winner = position.winner()
+    if winner is None:
+        return "a draw"
+    return f"{winner.title} {'have' if winner.plural else 'has'} won"
 
 
 class Database:
-    """An open database. Use :func:`open_database`; close it, or use it as a context manager."""
+    """An open database of one game. Use :func:`open_database`; close it, or use it as a
+    context manager.
 
-    def __init__(self, path: str | os.PathLike, *, in_memory: bool = False,
-                 cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
-        self._file = DatabaseFile(path, cache_bytes=0 if in_memory else HDF5_CACHE_BYTES)
+    ``game`` is the file's game (variant included) and ``tiers`` the tiers it holds.
+    Positions may be given as objects of the game or as text in its notation.
+    """
+
+    def __init__(self, file: DatabaseFile) -> None:
+        self._file = file
         self._closed = False
-        try:
-            self._file.check_layout()
-        except DatabaseError:
-            self._file.close()
-            raise
-        self.path = self._file.path
-        self.size = self._file.size
-        self.max_guards = self._file.max_guards
-        self._board = rules.board(self.size)
-        self._tables = probe_tables(self.size, self.max_guards)
-        self._memory_arguments = memory_arguments(self._tables)
-        self._board_arguments = board_arguments(self._board)
-        self._datasets = [self._file.dataset(k) for k in range(self.max_guards + 1)]
-        self._geometry = chunk_geometry(self._datasets, self._tables.offsets)
-        self._cache_chunks = max(1, cache_bytes // (1 << 16))
-        # chunk number -> its padded values as bytes: indexing bytes gives plain ints fast
-        self._chunks: OrderedDict[int, bytes] = OrderedDict()
-        self._addresses = np.empty((4 * rules.MUSKETEER_COUNT, 2), dtype=np.int64)
-        self._flat: np.ndarray | None = None
-        self.chunk_reads = 0  # chunks decompressed so far (on-disk mode)
-        if in_memory:
-            try:
-                self.load()
-            except BaseException:
-                self.close()
-                raise
+        self.path = file.path
+        self.game: Game = file.game
+        self.tiers = tuple(file.tiers)
+        self.value_dtype = np.dtype(self.game.value_dtype)
+        self._keys = preference_keys(self.value_dtype.type)
 
-    @property
-    def in_memory(self) -> bool:
-        """True once every layer has been read into memory."""
-        return self._flat is not None
+    # --- the file ---------------------------------------------------------------
 
     @property
     def digest(self) -> str:
-        """SHA-256 naming the values (see :meth:`retro.storage.DatabaseFile.content_digest`)."""
+        """SHA-256 naming the values (see :meth:`retro.db.format.DatabaseFile.content_digest`)."""
         self._check_open()
         return self._file.content_digest()
 
     @property
-    def table_size(self) -> int:
-        """Values in the whole table (bytes of :meth:`load`'s array)."""
-        return int(self._tables.offsets[-1])
-
-    def load(self, into: np.ndarray | None = None) -> None:
-        """Read every layer into memory (once); later probes touch no file.
-
-        ``into``, a writable uint8 array of :attr:`table_size` values (shared memory,
-        say), receives the table instead of a new array.
-        """
-        self._check_open()
-        if self._flat is not None:
-            return
-        offsets = self._tables.offsets
-        flat = np.empty(self.table_size, dtype=np.uint8) if into is None else into
-        self._check_table(flat)
-        for k, dataset in enumerate(self._datasets):
-            view = flat[offsets[k]:offsets[k + 1]].reshape(dataset.shape)
-            try:
-                dataset.read_direct(view)
-            except HDF5_ERRORS as error:
-                raise self._file.checksum_error(k, error) from error
-        self._flat = flat
-        self._chunks.clear()
-
-    def attach(self, table: np.ndarray) -> None:
-        """Answer from ``table``, the whole table already in memory (as :meth:`load`
-        fills it, perhaps by another process into memory they share)."""
-        self._check_open()
-        self._check_table(table)
-        self._flat = table
-        self._chunks.clear()
-
-    def _check_table(self, table: np.ndarray) -> None:
-        if not (isinstance(table, np.ndarray) and table.dtype == np.uint8 and table.ndim == 1
-                and len(table) == self.table_size):
-            raise ValueError(f"the table must be a 1-d uint8 array of {self.table_size:,} values")
-
-    @property
     def metadata(self) -> dict:
-        """The file's self-description: format, rules, encoding, build information."""
+        """The file's self-description: format, game, rules, encoding, build information."""
         self._check_open()
         return self._file.metadata
+
+    @property
+    def in_memory(self) -> bool:
+        """True once every value is in memory."""
+        return True
 
     def __enter__(self) -> Database:
         return self
@@ -199,11 +117,9 @@ class Database:
         self.close()
 
     def close(self) -> None:
-        """Close the file and free the cached values; later calls raise DatabaseClosedError."""
+        """Close the file and free the values; later calls raise DatabaseClosedError."""
         self._closed = True
         self._file.close()
-        self._chunks.clear()
-        self._flat = None
 
     @property
     def closed(self) -> bool:
@@ -214,316 +130,237 @@ class Database:
         if self._closed:
             raise DatabaseClosedError(f"the database {self.path} is closed")
 
-    # --- single positions ----------------------------------------------------
+    # --- single positions ---------------------------------------------------------
 
-    def probe(self, position: Position | str) -> Outcome:
-        """Who wins ``position`` under perfect play, and in how many plies.
+    def probe(self, position) -> Outcome:
+        """Who wins ``position`` under perfect play and in how many plies (or a draw).
 
-        ``position`` may be text in retro's notation; bad text raises a
-        :class:`~retro.position.PositionError` subclass naming the problem.
+        ``position`` may be text in the game's notation; bad text raises a
+        :class:`~retro.errors.PositionError` subclass naming the problem.
         """
         position = self._position(position)
-        return Outcome.from_value(self._value(position), position.side)
+        return self._outcome(self._value(position), position.side)
 
-    def value(self, position: Position | str) -> int:
-        """The encoded value (see :mod:`retro.outcome`) of ``position``."""
+    def value(self, position) -> int:
+        """The encoded value (see :mod:`retro.values`) of ``position``."""
         return self._value(self._position(position))
 
-    def moves(self, position: Position | str) -> list[tuple[Move, Outcome]]:
+    def moves(self, position) -> list[tuple[object, Outcome]]:
         """Every legal move with the outcome of the position it leads to, best first.
 
-        Best for the side to move: wins before losses, faster wins first, slower
-        losses first; equally good moves keep the order of
-        :meth:`~retro.position.Position.legal_moves`. A finished position has none.
+        Best for the side to move: wins before draws before losses, faster wins first,
+        slower losses first; equally good moves keep the order of the position's
+        ``legal_moves()``. A finished position has none.
         """
         return [(move, outcome) for move, _, outcome in self.children(position)]
 
-    def children(self, position: Position | str) -> list[tuple[Move, Position, Outcome]]:
+    def children(self, position) -> list[tuple[object, object, Outcome]]:
         """:meth:`moves` with the position each move leads to: ``(move, after, outcome)``."""
         position = self._position(position)
-        after, n = position.side.other, self.size
-        make, between, outcome = Position._make, Move.between, Outcome.from_value
-        return [(between(s, t, n), make(after, m, e, n), outcome(v, after))
-                for s, t, m, e, v in self._rows(position, with_value=False)[1].tolist()]
+        moves = position.legal_moves()
+        if not moves:
+            return []
+        after = [position.play(move) for move in moves]
+        values = self._values_of(after)
+        keys = self._keys[position.side.code][values].astype(np.int64)
+        order = np.argsort(-keys, kind="stable")
+        side = after[0].side
+        return [(moves[i], after[i], self._outcome(int(values[i]), side)) for i in order.tolist()]
 
-    def child_rows(self, position: Position | str) -> np.ndarray:
-        """:meth:`children` as an int64 array, one row per move, best first:
-        (source square, target square, child's musketeers, child's enemies, child's
-        encoded value). The fast form, for front ends that format many answers."""
-        return self._rows(self._position(position), with_value=False)[1]
-
-    def probe_rows(self, position: Position | str) -> tuple[Outcome, np.ndarray]:
-        """:meth:`probe` and :meth:`child_rows` together, in one pass when in memory."""
-        return self._rows(self._position(position), with_value=True)
-
-    def _rows(self, position: Position, with_value: bool) -> tuple[Outcome | None, np.ndarray]:
-        """(outcome, child rows) of a checked position; on disk the outcome costs a
-        probe of its own, so it is None unless ``with_value``."""
-        side = position.side.code
-        out = np.empty((4 * self._board.squares, 5), dtype=np.int64)
-        if self._flat is not None:  # one kernel: the value, the moves, their values, the order
-            count, value = children_in_memory(side, position.musketeers, position.enemies,
-                                              *self._board_arguments, *self._memory_arguments,
-                                              self._flat, out)
-            return Outcome.from_value(value, position.side), out[:count]
-        outcome = Outcome.from_value(self._value(position), position.side) if with_value else None
-        count = child_positions(side, position.musketeers, position.enemies, self._board, out)
-        if count == 0:
-            return outcome, out[:0]
-        rows = out[:count]
-        # Children of a valid position are valid, with no more men: no checks needed.
-        values = self._values_unchecked(np.full(count, 1 - side, dtype=np.int64),
-                                        np.ascontiguousarray(rows[:, 2]),
-                                        np.ascontiguousarray(rows[:, 3]))
-        rows[:, 4] = values
-        keys = PREFERENCE_KEYS[side][values]
-        return outcome, rows[np.argsort(-keys.astype(np.int64), kind="stable")]
-
-    def best_moves(self, position: Position | str) -> list[tuple[Move, Outcome]]:
+    def best_moves(self, position) -> list[tuple[object, Outcome]]:
         """The optimal moves (all equally good) with their outcome; raises when finished."""
         position = self._position(position)
         moves = self.moves(position)
         if not moves:
-            raise GameOverError(f"the game is over in {position} ({result_text(position)}): no move to play")
+            raise GameOverError(f"the game is over in {position} ({finished_text(position)}): "
+                                "no move to play")
         best = preference(moves[0][1], position.side)
         return [pair for pair in moves if preference(pair[1], position.side) == best]
 
-    def best_move(self, position: Position | str, rng: RNG = None) -> Move:
+    def best_move(self, position, rng: RNG = None):
         """One optimal move: the first in :meth:`moves` order, or a random one of the
         equally good when ``rng`` (a seed, ``numpy.random.Generator`` or
         ``random.Random``) is given. Raises :class:`GameOverError` when finished."""
         return choose(self.best_moves(position), rng)[0]
 
-    def line(self, position: Position | str) -> list[Move]:
+    def line(self, position) -> list:
         """The principal line: optimal moves (deterministic) to the end of the game.
 
-        Its length is the position's value in plies.
+        For a win its length is the value in plies. A drawn position's line stops when
+        the game ends drawn or a position comes back (play could go on forever).
         """
         return [move for move, _, _ in self.line_steps(position)]
 
-    def line_steps(self, position: Position | str) -> list[tuple[Move, Position, Outcome]]:
+    def line_steps(self, position) -> list[tuple[object, object, Outcome]]:
         """:meth:`line` with each move's position and outcome: ``(move, after, outcome)``."""
         position = self._position(position)
-        steps: list[tuple[Move, Position, Outcome]] = []
-        limit = self.probe(position).plies
+        steps: list = []
+        outcome = self.probe(position)
+        limit = outcome.plies
+        seen = {position}
         while not position.is_over():
-            if len(steps) > limit:  # only a damaged table could get here
+            if limit is not None and len(steps) > limit:  # only a damaged table could get here
                 raise ChecksumError(f"{self.path}: the principal line of {position} does not end")
             steps.append(self.children(position)[0])  # the first best move, as best_move()
             position = steps[-1][1]
+            if limit is None:
+                if position in seen:
+                    break
+                seen.add(position)
         return steps
 
-    # --- many positions ------------------------------------------------------
+    # --- many positions -----------------------------------------------------------
 
     def probe_many(self, positions) -> tuple[np.ndarray, np.ndarray]:
-        """Values of many positions at once: ``(musketeers_win, plies)`` arrays.
+        """Values of many positions at once: ``(first_side_wins, plies)`` arrays.
 
-        ``positions`` is an iterable of :class:`Position`, or the fast path: a tuple of
-        three equal-length integer arrays ``(side, musketeers, enemies)`` with side 0
-        for the musketeers to move and 1 for the enemy, and bitboards whose bit
-        ``row * n + col`` stands for row ``row + 1``, column ``"abcde"[col]``.
-        On disk only the chunks the batch touches are read, each once.
-        Raises :class:`BatchPositionError` for an entry that is not a position.
+        ``positions``: an iterable of positions (objects or text). A draw has
+        ``plies`` -1 (and ``first_side_wins`` False). Raises
+        :class:`BatchPositionError` for an entry that is not a position, naming its index.
         """
-        values = self._values(*self._as_arrays(positions))
-        return (values & 1).astype(bool), (values >> 1).astype(np.int64)
+        values = self._values_of(self._checked(positions)).astype(np.int64)
+        draws = values == draw_value(self.value_dtype.type)
+        return ((values & 1) == 1) & ~draws, np.where(draws, -1, values >> 1)
 
-    def _values(self, side: np.ndarray, musketeers: np.ndarray, enemies: np.ndarray) -> np.ndarray:
-        """Encoded values of int64 arrays; raises for the first invalid entry."""
-        self._check_open()
-        bad = first_invalid(side, musketeers, enemies, self._tables, self.max_guards)
-        if bad >= 0:
-            self._raise_for(bad, side, musketeers, enemies)
-        return self._values_unchecked(side, musketeers, enemies)
-
-    def _values_unchecked(self, side: np.ndarray, musketeers: np.ndarray,
-                          enemies: np.ndarray) -> np.ndarray:
-        if self._flat is not None:
-            return self._values_in_memory(side, musketeers, enemies)
-        return self._values_on_disk(side, musketeers, enemies)
-
-    def _values_in_memory(self, side, musketeers, enemies) -> np.ndarray:
-        n = len(side)
-        values = np.empty(n, dtype=np.uint8)
-        # numba.get_num_threads() costs more than probing a few positions: ask only when
-        # the batch is large enough to split.
-        threads = 1 if n < 2 * THREAD_MIN_POSITIONS else min(numba.get_num_threads(),
-                                                              n // THREAD_MIN_POSITIONS)
-        if threads == 1:
-            probe_memory(side, musketeers, enemies, self._tables, self._flat, values)
-            return values
-        bounds = np.linspace(0, n, threads + 1).astype(np.int64)
-        with ThreadPoolExecutor(threads) as pool:
-            jobs = [pool.submit(probe_memory, side[a:z], musketeers[a:z], enemies[a:z],
-                                self._tables, self._flat, values[a:z])
-                    for a, z in zip(bounds[:-1], bounds[1:])]
-            for job in jobs:
-                job.result()
-        return values
-
-    def _values_on_disk(self, side, musketeers, enemies) -> np.ndarray:
-        n = len(side)
-        values = np.empty(n, dtype=np.uint8)
-        for a in range(0, n, BATCH_PIECE):
-            z = min(n, a + BATCH_PIECE)
-            s, m, e = side[a:z], musketeers[a:z], enemies[a:z]
-            addresses = np.empty((4 * rules.MUSKETEER_COUNT * (z - a), 2), dtype=np.int64)
-            first = np.empty(z - a + 1, dtype=np.int64)
-            used = locate_many(s, m, e, self._tables, self._geometry, addresses, first)
-            addresses = addresses[:used]
-            got = np.empty(used, dtype=np.uint8)
-            # Group the entries by chunk so that each touched chunk is read once.
-            order = np.argsort(addresses[:, 0], kind="stable")
-            chunk_ids = addresses[order, 0]
-            starts = np.flatnonzero(np.diff(chunk_ids, prepend=-1))
-            ends = np.append(starts[1:], used)
-            for lo, hi in zip(starts.tolist(), ends.tolist()):
-                block = self._chunk_array(int(chunk_ids[lo]))
-                entries = order[lo:hi]
-                got[entries] = block[addresses[entries, 1]]
-            combine_many(s, m, self._tables, got, first, values[a:z])
-        return values
-
-    def _as_arrays(self, positions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if (isinstance(positions, tuple) and len(positions) == 3
-                and not any(isinstance(p, Position) for p in positions)):
-            arrays = [np.asarray(a) for a in positions]
-            if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1:
-                raise ValueError("side, musketeers and enemies must be 1-d arrays of one length")
-            if not all(np.issubdtype(a.dtype, np.integer) or a.size == 0 for a in arrays):
-                raise TypeError("side, musketeers and enemies must be integer arrays")
-            return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in arrays)
-        if isinstance(positions, (str, bytes, dict, set, frozenset, Position)) or not isinstance(
-                positions, Iterable):
-            raise TypeError("positions must be a list of positions (Position or text) or a "
-                            f"(side, musketeers, enemies) tuple of arrays, not {type(positions).__name__}")
+    def _checked(self, positions) -> list:
+        if isinstance(positions, (str, bytes, dict, set, frozenset)) or not isinstance(positions, Iterable):
+            raise TypeError("positions must be a list of positions (objects or text), not "
+                            f"{type(positions).__name__}")
         checked = []
         for i, p in enumerate(positions):
             try:
-                checked.append(self._position(p, check_layer=False))
+                checked.append(self._position(p))
             except (PositionError, DatabaseError, TypeError) as error:
                 raise type(error)(f"position {i}: {error}") from error
-        positions = checked
-        return (
-            np.array([p.side.code for p in positions], dtype=np.int64),
-            np.array([p.musketeers for p in positions], dtype=np.int64),
-            np.array([p.enemies for p in positions], dtype=np.int64),
-        )
+        return checked
 
-    def _raise_for(self, i: int, side, musketeers, enemies) -> None:
-        code = status(side[i], musketeers[i], enemies[i], self._tables.full, self.max_guards)
-        where = f"position {i} (side={side[i]}, musketeers={musketeers[i]:#x}, enemies={enemies[i]:#x})"
-        if code == BAD_SIDE:
-            raise BatchPositionError(f"{where}: side must be 0 (musketeers) or 1 (enemy)")
-        if code == BAD_PIECES:
-            raise BatchPositionError(f"{where}: not a {self.size}x{self.size} position with exactly "
-                                     "3 musketeers and enemy men on other squares")
-        raise PositionNotInDatabaseError(
-            f"{where} has {int(enemies[i]).bit_count()} enemy men; {self.path} holds positions "
-            f"with 0..{self.max_guards} (built with --max-guards {self.max_guards})"
-        )
+    # --- what a backend provides -------------------------------------------------------
 
-    # --- internals -----------------------------------------------------------
+    def _outcome(self, value: int, side) -> Outcome:
+        return Outcome.from_value(value, side, self.value_dtype.type)
 
-    def _position(self, position: Position | str, *, check_layer: bool = True) -> Position:
+    def _position(self, position):
+        """``position`` checked to be one of this database's game (text is parsed)."""
         self._check_open()
-        position = as_position(position)
-        if position.size != self.size:
-            raise BoardMismatchError(
-                f"the position is on a {position.size}x{position.size} board but "
-                f"{self.path} holds the {self.size}x{self.size} database"
-            )
-        if check_layer and position.enemy_count > self.max_guards:
-            raise PositionNotInDatabaseError(
-                f"the position has {position.enemy_count} enemy men; {self.path} holds "
-                f"positions with 0..{self.max_guards} (built with --max-guards {self.max_guards})"
-            )
+        if isinstance(position, str):
+            try:
+                return self.game.parse(position)
+            except PositionError:
+                self._refuse_other_game(position)
+                raise
+        if not isinstance(position, type(self.game.start())):
+            if hasattr(position, "legal_moves") and hasattr(position, "side"):
+                raise BoardMismatchError(f"the position is not a {self.game.title} position, and "
+                                         f"{self.path} holds {self.game.title}")
+            raise TypeError(f"expected a {self.game.title} position or its text, got "
+                            f"{type(position).__name__}")
         return position
 
-    def _value(self, position: Position) -> int:
-        side = position.side.code
-        if self._flat is not None:
-            return int(value_in_memory(side, position.musketeers, position.enemies,
-                                       *self._memory_arguments, self._flat))
-        count = position_addresses(side, position.musketeers, position.enemies,
-                                   self._tables, self._geometry, self._addresses)
-        if count == ALIGNED:
-            return ENEMY_WON
-        entries = [self._entry(*address) for address in self._addresses[:count].tolist()]
-        if side == rules.ENEMY:
-            return entries[0]
-        return _MUSKETEER_VALUES[max((_MUSKETEER_KEYS[v] for v in entries), default=0)]
-
-    def _entry(self, chunk: int, offset: int) -> int:
-        data = self._chunks.get(chunk)
-        if data is None:
-            self._chunk_array(chunk)
-            data = self._chunks[chunk]
-        else:
-            self._chunks.move_to_end(chunk)
-        return data[offset]
-
-    def _chunk_array(self, chunk: int) -> np.ndarray:
-        """The values of a chunk, padded to the full chunk shape, flat (LRU-cached)."""
-        data = self._chunks.get(chunk)
-        if data is not None:
-            self._chunks.move_to_end(chunk)
-            return np.frombuffer(data, dtype=np.uint8)
-        g = self._geometry
-        k = int(np.searchsorted(g.first_chunk, chunk, side="right")) - 1
-        chunk_row, chunk_col = divmod(chunk - int(g.first_chunk[k]), int(g.col_chunks[k]))
-        rows, cols = int(g.chunk_rows[k]), int(g.chunk_cols[k])
-        r0, c0 = chunk_row * rows, chunk_col * cols
+    def _refuse_other_game(self, text: str) -> None:
+        """Raise BoardMismatchError when ``text`` is a position of another game."""
         try:
-            block = self._datasets[k][r0:r0 + rows, c0:c0 + cols]
-        except HDF5_ERRORS as error:
-            raise self._file.checksum_error(k, error) from error
-        if block.shape != (rows, cols):  # an edge chunk
-            padded = np.zeros((rows, cols), dtype=np.uint8)
-            padded[:block.shape[0], :block.shape[1]] = block
-            block = padded
-        self.chunk_reads += 1
-        data = block.tobytes()
-        self._chunks[chunk] = data
-        if len(self._chunks) > self._cache_chunks:
-            self._chunks.popitem(last=False)
-        return np.frombuffer(data, dtype=np.uint8)
+            other, _ = games.identify(text)
+        except PositionError:
+            return
+        if other.name != self.game.name:
+            raise BoardMismatchError(f"the position is a {other.title} position but {self.path} "
+                                     f"holds {self.game.title}")
+
+    def _value(self, position) -> int:
+        raise NotImplementedError
+
+    def _values_of(self, positions: list) -> np.ndarray:
+        return np.array([self._value(p) for p in positions], dtype=self.value_dtype)
 
 
-def open_database(path: str | os.PathLike | None = None, *, size: int | None = None,
-                  in_memory: bool = False, cache_bytes: int = DEFAULT_CACHE_BYTES) -> Database:
+class TierDatabase(Database):
+    """A database whose tiers are read into memory when it opens (every game but Three
+    Musketeers: their tables are a few megabytes at most)."""
+
+    def __init__(self, file: DatabaseFile) -> None:
+        super().__init__(file)
+        self._values: dict = {}
+        for tier in self.tiers:
+            try:
+                stored = file.dataset(tier)[()]
+            except HDF5_ERRORS as error:
+                raise file.checksum_error(tier, error) from error
+            self._values[tier] = self.game.from_stored(tier, stored)
+
+    @property
+    def table_size(self) -> int:
+        """Values in the whole table."""
+        return sum(len(values) for values in self._values.values())
+
+    def load(self) -> None:
+        """Nothing to do: the values are in memory from the start."""
+        self._check_open()
+
+    def close(self) -> None:
+        super().close()
+        self._values = {}
+
+    def _value(self, position) -> int:
+        tier = self.game.tier_of(position)
+        values = self._values.get(tier)
+        if values is None:
+            raise PositionNotInDatabaseError(
+                f"{self.path} does not hold the tier of {position} ({self.game.tier_name(tier)})")
+        return int(values[self.game.index(position)])
+
+
+def open_database(path: str | os.PathLike | None = None, *, game: Game | str | None = None,
+                  size: int | None = None, in_memory: bool = False,
+                  cache_bytes: int = DEFAULT_CACHE_BYTES) -> Database:
     """Open a database built by ``retro build`` (default: ``db/three-musketeers-5x5.h5``).
 
-    ``size`` picks the default file of that board size when ``path`` is None, and
-    names the build command in the error when the file is missing. Raises
-    :class:`~retro.storage.DatabaseNotFoundError` (with the command that builds it),
-    :class:`~retro.storage.NotADatabaseError` for other files,
-    :class:`~retro.storage.IncompleteDatabaseError` for an unfinished build (a file
-    not marked complete, or no file yet but the ``<path>.partial/`` checkpoints of an
-    interrupted build) and :class:`~retro.storage.ChecksumError` when loading finds
-    damage. ``in_memory=True`` loads every layer at once instead of reading chunks on
-    demand; ``cache_bytes`` bounds the decompressed chunks kept in on-disk mode.
+    ``game`` (a game or its name) or ``size`` (a Three Musketeers board size) picks the
+    default file of that game when ``path`` is None, and names the build command in
+    the error when the file is missing. Raises
+    :class:`~retro.errors.DatabaseNotFoundError` (with the command that builds it),
+    :class:`~retro.errors.NotADatabaseError` for other files,
+    :class:`~retro.errors.IncompleteDatabaseError` for an unfinished build (a file not
+    marked complete, or no file yet but the ``<path>.partial/`` checkpoints of an
+    interrupted build) and :class:`~retro.errors.ChecksumError` when loading finds
+    damage. Three Musketeers: ``in_memory=True`` loads every layer at once instead of
+    reading chunks on demand; ``cache_bytes`` bounds the decompressed chunks kept on disk.
     """
-    if path is None:
-        size = size or rules.DEFAULT_SIZE
-        target = default_path(size)
-    else:
-        target = Path(path)
+    if isinstance(game, str):
+        game = games.get(game)
+    if game is None and size is not None:
+        game = games.get(games.DEFAULT_GAME, f"{size}x{size}")
+    target = default_path(game) if path is None else Path(path)
     try:
-        return Database(target, in_memory=in_memory, cache_bytes=cache_bytes)
+        return _open(target, in_memory=in_memory, cache_bytes=cache_bytes)
     except DatabaseNotFoundError as error:
         # An interrupted build leaves only its checkpoints: the file appears once the
         # build finishes, so "build it" would hide that resuming is all it takes.
         partial = partial_path(target)
         if partial.is_dir():
-            layers = sum(1 for _ in partial.glob("layer_*.h5"))
+            tiers = sum(1 for _ in partial.glob("*.h5"))
+            command = resume_command(target, game)
+            what = "layers" if command.startswith("retro build --board") else "tiers"
             raise IncompleteDatabaseError(
-                f"the build of {target} did not finish ({layers} layers checkpointed in "
-                f"{partial}); to resume it, run: {resume_command(target, size)}"
+                f"the build of {target} did not finish ({tiers} {what} checkpointed in "
+                f"{partial}); to resume it, run: {command}"
             ) from error
         raise DatabaseNotFoundError(
-            f"no database at {target}; build it with: {build_command(target, size)}"
+            f"no database at {target}; build it with: {build_command(target, game)}"
         ) from error
+
+
+def _open(path: Path, *, in_memory: bool, cache_bytes: int) -> Database:
+    from .musketeers import HDF5_CACHE_BYTES, MusketeersDatabase
+
+    file = DatabaseFile(path, cache_bytes=0 if in_memory else HDF5_CACHE_BYTES)
+    try:
+        file.check_layout()
+        if file.game.name == games.DEFAULT_GAME:
+            return MusketeersDatabase(file, in_memory=in_memory, cache_bytes=cache_bytes)
+        return TierDatabase(file)
+    except BaseException:
+        file.close()
+        raise
 
 
 def choose(candidates: list, rng: RNG = None):
@@ -544,14 +381,14 @@ def choose(candidates: list, rng: RNG = None):
 
 
 class DatabasePool:
-    """Databases opened on demand, one per board size, for batches of mixed sizes.
+    """Databases opened on demand, one per game variant, for batches of mixed games.
 
-    With ``path`` every size is answered from that one file (a position of another
-    size then raises :class:`~retro.storage.BoardMismatchError`), and the file is
-    opened at once: a missing, foreign or unfinished file is the caller's mistake,
-    not a line's, so it raises here instead of failing every line. Without ``path``
-    each size uses its default file ``db/three-musketeers-NxN.h5``, opened when a
-    line first needs it.
+    With ``path`` every position is answered from that one file (a position of another
+    game or board size then raises :class:`~retro.errors.BoardMismatchError`), and the
+    file is opened at once: a missing, foreign or unfinished file is the caller's
+    mistake, not a line's, so it raises here instead of failing every line. Without
+    ``path`` each game uses its default file (``db/three-musketeers-NxN.h5``,
+    ``db/tic-tac-toe.h5``, ...), opened when a line first needs it.
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, in_memory: bool = False) -> None:
@@ -561,12 +398,15 @@ class DatabasePool:
         if self.path is not None:
             self._open[self.path] = open_database(self.path, in_memory=in_memory)
 
-    def get(self, size: int) -> Database:
-        """The database that answers positions of board ``size`` (opened once)."""
-        target = self.path if self.path is not None else default_path(size)
+    def get(self, game: Game | int) -> Database:
+        """The database that answers positions of ``game`` (a Three Musketeers board
+        size works too), opened once."""
+        if isinstance(game, int):
+            game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+        target = self.path if self.path is not None else default_path(game)
         db = self._open.get(target)
         if db is None:
-            db = open_database(target, size=size, in_memory=self.in_memory)
+            db = open_database(target, game=game, in_memory=self.in_memory)
             self._open[target] = db
         return db
 
@@ -580,3 +420,9 @@ class DatabasePool:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+__all__ = [
+    "BatchPositionError", "BoardMismatchError", "Database", "DatabasePool", "GameOverError",
+    "RNG", "TierDatabase", "build_command", "choose", "open_database", "preference",
+]

@@ -1,17 +1,20 @@
-"""The retrograde builder: bottom-up by enemy count, checkpointed, resumable.
+"""The build driver: every tier of a game in dependency order, checkpointed, resumable.
 
-Layer k (positions with k enemy men) depends only on layer k-1, because every
-musketeer move captures. For each k the builder computes musketeers-to-move values
-from enemy-to-move layer k-1, then enemy-to-move values from those, and hands the
-enemy-to-move layer to a writer thread that compresses it into a checkpoint file
-while the next layer is computed.
+A game (:mod:`retro.games.protocol`) lists its tiers so that each comes after the
+tiers its moves lead into. The driver solves them in that order, each by the game's
+own fast solver when it has one (Three Musketeers: the layer kernels of
+:mod:`retro.games.musketeers.sweep`) or else by the engine's (:mod:`retro.engine.solvers`:
+a one-pass evaluation for acyclic tiers, retrograde analysis for loopy ones), keeping
+in memory the values of the tiers later ones still need. A writer thread puts each
+finished tier into its stored form, digests it, compresses it and writes its
+checkpoint while the next tier is solved.
 
-Checkpoints live in ``<out>.partial/``, one HDF5 file per finished layer, each
-written under a temporary name, flushed to the disk and renamed into place.
-Killing a build at any moment loses at most the layer in progress; running the
-same command again resumes after the last checkpoint. The database itself is
-assembled from the checkpoints (raw compressed chunks, copied) and renamed to
-``<out>`` only once complete.
+Checkpoints live in ``<out>.partial/``, one HDF5 file per finished tier, each written
+under a temporary name, flushed to the disk and renamed into place. Killing a build
+at any moment loses at most the tier in progress; running the same command again
+resumes after the last checkpoint. The database itself is assembled from the
+checkpoints (raw compressed chunks, copied) and renamed to ``<out>`` only once
+complete.
 
 What protects a user's data:
 
@@ -40,50 +43,43 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from math import comb
 from pathlib import Path
 
 import h5py
 import numba
 import numpy as np
 
-from .. import __version__
-from ..games.musketeers import rules
+from .. import __version__, games
 from ..errors import BuildError, BuildLockedError  # re-exported
-from ..games.musketeers.index import Indexer, indexer, layer_masks
-from ..games.musketeers.sweep import MoveTables, bit_lists, enemy_layer, move_tables, musketeer_layer, step_lists
+from ..games.protocol import Game
 from ..db.format import (
     FORMAT,
     FORMAT_VERSION,
-    HDF5_ERRORS,
-    LAYER_GROUP,
     ChecksumError,
     DatabaseError,
     DatabaseFile,
     IncompleteDatabaseError,
-    chunk_shape,
-    copy_layer,
-    create_layer,
+    dataset_path,
     default_path,
-    digest,
-    get_text,
-    layer_name,
     manifest_path,
-    new_image,
     partial_path,
-    set_text,
-    square_order_layer,
-    storage_perm,
-    to_storage_order,
-    write_atomically,
     write_header,
 )
+from ..db.hdf5io import (
+    HDF5_ERRORS,
+    chunk_shape,
+    copy_dataset,
+    create_dataset,
+    digest,
+    get_text,
+    new_image,
+    set_text,
+    write_atomically,
+)
+from . import solvers
 
-# Kernel calls per layer and side for the largest layers: fine-grained enough for
-# a lively progress bar, coarse enough to keep both threads busy.
-PROGRESS_STEPS = 8
-# Compressed bytes per stored value, an upper bound over every layer of every board
-# (the 5x5 layers range from 0.12 to 0.23), for the disk-space estimate.
+# Compressed bytes per stored byte, an upper bound over every tier of every game (the
+# 5x5 layers range from 0.12 to 0.23), for the disk-space estimate.
 BYTES_PER_VALUE = 0.25
 FILE_OVERHEAD = 1 << 18  # header, tables and chunk index of one file, generously
 
@@ -93,95 +89,193 @@ class BuildSummary:
     """What a build did."""
 
     path: Path
-    size: int
-    max_guards: int
-    positions: int  # positions solved, both sides, layers 0..max_guards
+    game: Game
+    tiers: tuple  # the tiers the database holds, in solving order
+    positions: int  # positions solved (both sides, every symmetric image)
     computed_positions: int  # of which computed in this run (the rest came from checkpoints)
     seconds: float  # wall time of this run
     file_bytes: int
-    resumed_from_layer: int | None  # first layer computed in this run, when resuming
+    resumed_from: object | None  # first tier computed in this run, when resuming
     already_built: bool = False
 
+    @property
+    def size(self) -> int:
+        """Three Musketeers: the board size."""
+        return self.game.size
 
-def positions_in_layers(ix: Indexer, first: int, last: int) -> int:
-    """Positions (both sides) with first..last enemy men."""
-    return sum(2 * ix.placement_count * comb(ix.free, k) for k in range(first, last + 1))
+    @property
+    def max_guards(self) -> int:
+        """Three Musketeers: the most enemy men in a position held (the last layer)."""
+        return self.tiers[-1]
+
+    @property
+    def resumed_from_layer(self):
+        return self.resumed_from
+
+
+def positions_in(game: Game, tiers) -> int:
+    """Positions the tiers stand for (both sides, every symmetric image)."""
+    return sum(game.positions_in(t) for t in tiers)
+
+
+def resolve_game(game: Game | str | int | None = None, variant: str | None = None) -> Game:
+    """A game from a game, a name (with ``variant``) or a Three Musketeers board size."""
+    if game is None:
+        game = games.DEFAULT_GAME
+    if isinstance(game, int) and not isinstance(game, bool):
+        try:
+            return games.get(games.DEFAULT_GAME, f"{game}x{game}")
+        except games.UnknownGameError:
+            raise BuildError(f"board size {game} is not supported: use 3, 4 or 5") from None
+    if isinstance(game, str):
+        try:
+            return games.get(game, variant)
+        except games.UnknownGameError as error:
+            raise BuildError(str(error)) from None
+    if not isinstance(game, Game):
+        raise TypeError(f"expected a game, a game's name or a board size, not {type(game).__name__}")
+    return game
 
 
 def build(
-    size: int = rules.DEFAULT_SIZE,
+    game: Game | str | int | None = None,
     out: str | os.PathLike | None = None,
     max_guards: int | None = None,
     threads: int | None = None,
     *,
+    variant: str | None = None,
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> BuildSummary:
-    """Build (or resume, or extend) the database of a board size.
+    """Build (or resume, or extend) the database of a game.
 
-    ``max_guards`` limits the build to layers 0..max_guards (an endgame database);
-    ``threads`` sets the number of numba threads; ``force`` rebuilds even when a
-    complete database is already at ``out``. Raises :class:`BuildError` (one line,
-    saying what to do) for bad arguments, an unusable output, another build of the
-    same output (:class:`BuildLockedError`), or a disk that is full or refuses a write;
-    the finished checkpoints are kept, so the same call resumes once that is fixed.
+    ``game`` is a game, a game's name (with ``variant``) or a Three Musketeers board
+    size (the default: 5). ``max_guards`` limits a Three Musketeers build to layers
+    0..max_guards (an endgame database); ``threads`` sets the number of numba threads;
+    ``force`` rebuilds even when a complete database is already at ``out``. Raises
+    :class:`BuildError` (one line, saying what to do) for bad arguments, an unusable
+    output, another build of the same output (:class:`BuildLockedError`), or a disk
+    that is full or refuses a write; the finished checkpoints are kept, so the same
+    call resumes once that is fixed.
     """
     started = time.perf_counter()
     say = log or (lambda message: None)
-    if size not in rules.SIZES:
-        raise BuildError(f"board size {size} is not supported: use 3, 4 or 5")
-    ix = indexer(size)
-    top = ix.free if max_guards is None else int(max_guards)
-    if not 0 <= top <= ix.free:
-        raise BuildError(f"--max-guards must be between 0 and {ix.free} on a {size}x{size} board")
+    game = resolve_game(game, variant)
+    tiers = _tiers(game, max_guards)
     _set_threads(threads)
-    out = Path(out) if out is not None else default_path(size)
+    out = Path(out) if out is not None else default_path(game)
     if out.is_dir():
         raise BuildError(f"{out} is a directory; give a file name with --out")
+    job = _Job(game, tiers, out, max_guards)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise BuildError(_write_failure(error, out.parent, ix, 0, top)) from error
-    with _BuildLock(out, ix, top):
+        raise BuildError(job.write_failure(error, 0, out.parent)) from error
+    with _BuildLock(job):
         try:
-            return _build_locked(ix, out, top, max_guards, threads, force, progress, say, started)
+            return _build_locked(job, threads, force, progress, say, started)
         except OSError as error:
             if isinstance(error, DatabaseError):
                 raise
-            done = _Checkpoints.finished_on_disk(partial_path(out))
-            raise BuildError(_write_failure(error, out, ix, done, top)) from error
+            done = _Checkpoints.finished_on_disk(job)
+            raise BuildError(job.write_failure(error, done)) from error
 
 
-def _build_locked(ix: Indexer, out: Path, top: int, max_guards: int | None, threads: int | None,
-                  force: bool, progress: bool, say: Callable[[str], None],
-                  started: float) -> BuildSummary:
-    size = ix.size
-    existing = None if force else _existing_database(out, size)
-    if existing is not None and existing >= top:
-        return BuildSummary(
-            out, size, existing, positions_in_layers(ix, 0, existing), 0,
-            time.perf_counter() - started, out.stat().st_size, None, already_built=True,
-        )
-    partial = partial_path(out)
-    _check_space(out, ix, 0 if force else _Checkpoints.finished_on_disk(partial), top)
-    checkpoints = _Checkpoints(out, size, max_guards, fresh=force, say=say)
-    if existing is not None and checkpoints.completed <= existing:
-        say(f"extending {out} (layers 0..{existing}) to layers 0..{top}")
+def _tiers(game: Game, max_guards: int | None) -> tuple:
+    if game.name != games.DEFAULT_GAME:
+        if max_guards is not None:
+            raise BuildError(f"--max-guards applies to three-musketeers only, not {game.name}")
+        return tuple(game.tiers())
+    free = len(game.tiers()) - 1
+    if max_guards is not None and not 0 <= int(max_guards) <= free:
+        raise BuildError(f"--max-guards must be between 0 and {free} on a {game.variant} board")
+    return tuple(game.tiers(None if max_guards is None else int(max_guards)))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One build: the game, the tiers, the output and the options that name it."""
+
+    game: Game
+    tiers: tuple
+    out: Path
+    max_guards: int | None
+
+    def stored_bytes(self, tier) -> int:
+        return int(np.prod(self.game.stored_shape(tier))) * np.dtype(self.game.value_dtype).itemsize
+
+    def space_needed(self, done: int) -> int:
+        """Bytes the build still needs on disk: checkpoints of tiers done.., then the
+        database of every tier beside them (the checkpoints go once it is written)."""
+        stored = [self.stored_bytes(t) for t in self.tiers]
+        checkpoints = sum(stored[done:]) * BYTES_PER_VALUE + (len(stored) - done) * FILE_OVERHEAD
+        return int(checkpoints + sum(stored) * BYTES_PER_VALUE + FILE_OVERHEAD)
+
+    def check_space(self, done: int) -> None:
+        needed = self.space_needed(done)
+        free = shutil.disk_usage(self.out.parent).free
+        if free < needed:
+            raise BuildError(
+                f"not enough space for {self.out}: the build needs about {_mb(needed)} MB and "
+                f"{_mb(free)} MB are free on that device; free about {_mb(needed - free)} MB "
+                "or choose another --out"
+            )
+
+    def write_failure(self, error: OSError, done: int, where: Path | str | None = None) -> str:
+        """One line for an OSError met while building: what failed and what to do."""
+        where = where or error.filename or self.out
+        if error.errno == errno.ENOSPC or error.errno == errno.EDQUOT:
+            try:
+                free = shutil.disk_usage(self.out.parent).free
+            except OSError:
+                free = 0
+            missing = max(self.space_needed(done) - free, 1)
+            return (f"no space left on device writing {where}: free about {_mb(missing)} MB "
+                    "and run the same command to resume")
+        if error.errno in (errno.EACCES, errno.EPERM):
+            return f"permission denied writing {where}: choose another --out or fix its permissions"
+        if error.errno == errno.EROFS:
+            return f"{where} is on a read-only file system: choose another --out"
+        return f"cannot write {where}: {error.strerror or error}"
+
+
+def _mb(n: int) -> int:
+    return max(1, -(-int(n) // 1_000_000))
+
+
+def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
+                  say: Callable[[str], None], started: float) -> BuildSummary:
+    game, tiers, out = job.game, job.tiers, job.out
+    existing = None if force else _existing_database(out, game)
+    if existing is not None and existing >= len(tiers):
+        held = tuple(game.tiers())[:existing]
+        return BuildSummary(out, game, held, positions_in(game, held), 0,
+                            time.perf_counter() - started, out.stat().st_size, None,
+                            already_built=True)
+    job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
+    checkpoints = _Checkpoints(job, fresh=force, say=say)
+    if existing is not None and checkpoints.completed <= existing - 1:
+        say(f"extending {out} ({_span(game, tiers[:existing])}) to {_span(game, tiers)}")
         checkpoints.seed_from(out, existing)
-    first = min(checkpoints.completed, top + 1)
+    first = min(checkpoints.completed, len(tiers))
     if first > 0:
-        say(f"resuming from checkpoints in {partial}: layers 0..{first - 1} already done")
+        say(f"resuming from checkpoints in {checkpoints.directory}: "
+            f"{_span(game, tiers[:first])} already done")
 
-    total = positions_in_layers(ix, first, top)
-    previous = checkpoints.load(first - 1) if 0 < first <= top else None
-    writer = _LayerWriter(checkpoints, size)
+    todo = tiers[first:]
+    total = positions_in(game, todo)
+    memory = _TierMemory(job, checkpoints, first)
+    writer = _TierWriter(checkpoints)
     bar = _progress_bar(total, progress)
+    advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
     try:
-        for k in range(first, top + 1):
-            layer_started = time.perf_counter()
-            previous = _solve_layer(ix, move_tables(size), k, previous, bar)
-            writer.submit(k, previous, time.perf_counter() - layer_started)
+        for i, tier in enumerate(todo, start=first):
+            tier_started = time.perf_counter()
+            children = {child: memory.values(child) for child in game.child_tiers(tier)}
+            values = _solve_tier(game, tier, children, advance)
+            writer.submit(tier, values, time.perf_counter() - tier_started)
+            memory.keep(i, tier, values)
         writer.finish()
     except BaseException:
         writer.abandon()
@@ -191,54 +285,65 @@ def _build_locked(ix: Indexer, out: Path, top: int, max_guards: int | None, thre
             bar.close()
 
     seconds = time.perf_counter() - started
-    _assemble(checkpoints, out, ix, top, seconds, threads)
-    shutil.rmtree(partial, ignore_errors=True)
-    return BuildSummary(
-        out, size, top, positions_in_layers(ix, 0, top), total, time.perf_counter() - started,
-        out.stat().st_size, first if first > 0 and total else None,
-    )
+    _assemble(checkpoints, seconds, threads)
+    shutil.rmtree(checkpoints.directory, ignore_errors=True)
+    return BuildSummary(out, game, tiers, positions_in(game, tiers), total,
+                        time.perf_counter() - started, out.stat().st_size,
+                        tiers[first] if first > 0 and todo else None)
 
 
-def space_needed(ix: Indexer, done: int, top: int) -> int:
-    """Bytes a build still needs on disk: checkpoints of layers done..top, then the
-    database of layers 0..top beside them (the checkpoints go once it is written)."""
-    stored = [ix.placement_count * comb(ix.free, k) for k in range(top + 1)]
-    checkpoints = sum(stored[done:]) * BYTES_PER_VALUE + (top + 1 - done) * FILE_OVERHEAD
-    return int(checkpoints + sum(stored) * BYTES_PER_VALUE + FILE_OVERHEAD)
+def _span(game: Game, tiers) -> str:
+    """How a build names a run of tiers: ``layers 0..7`` for Three Musketeers."""
+    if not tiers:
+        return "no tiers"
+    if game.name == games.DEFAULT_GAME:
+        return f"layers {tiers[0]}..{tiers[-1]}"
+    return f"{len(tiers)} tiers"
 
 
-def _check_space(out: Path, ix: Indexer, done: int, top: int) -> None:
-    needed = space_needed(ix, done, top)
-    free = shutil.disk_usage(out.parent).free
-    if free < needed:
-        raise BuildError(
-            f"not enough space for {out}: the build needs about {_mb(needed)} MB and "
-            f"{_mb(free)} MB are free on that device; free about {_mb(needed - free)} MB "
-            "or choose another --out"
-        )
+def _solve_tier(game: Game, tier, children: dict, advance) -> np.ndarray:
+    """A tier's values: the game's fast solver, else the engine's."""
+    values = game.solve_tier(tier, children, advance)
+    if values is None:
+        values = solvers.solve(game, tier, children)
+        if advance is not None:
+            advance(game.positions_in(tier))
+    return values
 
 
-def _mb(n: int) -> int:
-    return max(1, -(-int(n) // 1_000_000))
+class _TierMemory:
+    """The values of solved tiers that later tiers still need, and no others."""
+
+    def __init__(self, job: _Job, checkpoints: _Checkpoints, first: int) -> None:
+        self.game, self.checkpoints = job.game, checkpoints
+        position = {tier: i for i, tier in enumerate(job.tiers)}
+        self.last_use: dict = {}
+        for i, tier in enumerate(job.tiers):
+            for child in job.game.child_tiers(tier):
+                self.last_use[child] = max(self.last_use.get(child, -1), i)
+        self.position = position
+        self.kept: dict = {}
+
+    def values(self, tier) -> np.ndarray:
+        values = self.kept.get(tier)
+        if values is None:  # solved by an earlier run: from its checkpoint
+            values = self.kept[tier] = self.checkpoints.load(tier)
+        return values
+
+    def keep(self, now: int, tier, values: np.ndarray) -> None:
+        if self.last_use.get(tier, -1) > now:
+            self.kept[tier] = values
+        for old in [t for t in self.kept if self.last_use.get(t, -1) <= now]:
+            del self.kept[old]
 
 
-def _write_failure(error: OSError, out: Path, ix: Indexer, done: int, top: int,
-                   where: Path | str | None = None) -> str:
-    """One line for an OSError met while building: what failed and what to do."""
-    where = where or error.filename or out
-    if error.errno == errno.ENOSPC or error.errno == errno.EDQUOT:
-        try:
-            free = shutil.disk_usage(out.parent).free
-        except OSError:
-            free = 0
-        missing = max(space_needed(ix, done, top) - free, 1)
-        return (f"no space left on device writing {where}: free about {_mb(missing)} MB "
-                "and run the same command to resume")
-    if error.errno in (errno.EACCES, errno.EPERM):
-        return f"permission denied writing {where}: choose another --out or fix its permissions"
-    if error.errno == errno.EROFS:
-        return f"{where} is on a read-only file system: choose another --out"
-    return f"cannot write {where}: {error.strerror or error}"
+def _progress_bar(total: int, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="pos", unit_scale=True, smoothing=0.05,
+                desc="solving", dynamic_ncols=True)
 
 
 class _BuildLock:
@@ -250,10 +355,10 @@ class _BuildLock:
     unlinked file, so it checks that the path still names the file it locked.
     """
 
-    def __init__(self, out: Path, ix: Indexer, top: int) -> None:
-        self.out = out
-        self.path = out.with_name(out.name + ".lock")
-        self.ix, self.top = ix, top
+    def __init__(self, job: _Job) -> None:
+        self.job = job
+        self.out = job.out
+        self.path = job.out.with_name(job.out.name + ".lock")
         self.fd: int | None = None
 
     def __enter__(self) -> _BuildLock:
@@ -261,8 +366,7 @@ class _BuildLock:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as error:  # the folder refuses a new file: name the folder
-                raise BuildError(_write_failure(error, self.out, self.ix, 0, self.top,
-                                                self.out.parent)) from error
+                raise BuildError(self.job.write_failure(error, 0, self.out.parent)) from error
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -307,8 +411,8 @@ def _set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def _existing_database(out: Path, size: int) -> int | None:
-    """max_guards of a complete database of this size at ``out``; None if absent."""
+def _existing_database(out: Path, game: Game) -> int | None:
+    """How many tiers a complete database of this game at ``out`` holds; None if absent."""
     if not out.exists():
         return None
     try:
@@ -318,109 +422,76 @@ def _existing_database(out: Path, size: int) -> int | None:
     except DatabaseError as error:
         raise BuildError(f"{out} exists and is not a retro database ({error}); move it away or pass --force") from error
     try:
-        if db.size != size:
-            raise BuildError(f"{out} holds the {db.size}x{db.size} database; choose another --out or pass --force")
-        return db.max_guards
+        if db.game is not game:
+            raise BuildError(f"{out} holds the {db.game.full_name} database; choose another --out "
+                             "or pass --force")
+        return len(db.tiers)
     finally:
         db.close()
 
 
-def _solve_layer(ix: Indexer, mt: MoveTables, k: int, previous: np.ndarray | None, bar) -> np.ndarray:
-    """Musketeers-to-move then enemy-to-move values of layer k (square-order ranks)."""
-    masks = layer_masks(ix.free, k)
-    count, length = ix.placement_count, len(masks)
-    musketeers = np.empty((count, length), dtype=np.uint8)
-    enemy = np.empty((count, length), dtype=np.uint8)
-    if previous is None:  # layer 0: no captures exist, the empty layer below is never read
-        previous = np.zeros((count, 1), dtype=np.uint8)
-    with_bit = bit_lists(masks, ix.free, comb(ix.free - 1, k - 1) if k else 0)
-    steps = PROGRESS_STEPS if count * length > 10_000_000 else 1
-    bounds = np.linspace(0, count, steps + 1).astype(np.int64)
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        musketeer_layer(
-            masks, previous, musketeers, first, last, ix.aligned, ix.rank_table,
-            mt.capture_count, mt.capture_bit, mt.capture_child, mt.capture_perm, with_bit,
-        )
-        _advance(bar, (last - first) * length)
-    del with_bit
-    with_low, with_high = step_lists(
-        masks, mt.pair_low, mt.pair_high, comb(ix.free - 2, k - 1) if k else 0
-    )
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        enemy_layer(
-            musketeers, enemy, first, last, ix.aligned, mt.step_count, mt.step_pair,
-            with_low, with_high,
-        )
-        _advance(bar, (last - first) * length)
-    return enemy
-
-
-def _progress_bar(total: int, enabled: bool):
-    if not enabled or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="pos", unit_scale=True, smoothing=0.05,
-                desc="solving", dynamic_ncols=True)
-
-
-def _advance(bar, amount: int) -> None:
-    if bar is not None:
-        bar.update(int(amount))
-
-
 class _Checkpoints:
-    """The ``<out>.partial/`` directory: one file per finished layer, and a manifest.
+    """The ``<out>.partial/`` directory: one file per finished tier, and a manifest.
 
-    The manifest records the format and board (checkpoints of another are thrown
-    away) and the build's options, so that the hint to resume names them all.
+    The manifest records the format, the game and variant (checkpoints of another are
+    thrown away) and the build's options, so that the hint to resume names them all.
     """
 
-    def __init__(self, out: Path, size: int, max_guards: int | None, *, fresh: bool,
-                 say: Callable[[str], None]) -> None:
-        self.directory = directory = partial_path(out)
-        self.size = size
-        stamp = {"format": FORMAT, "format_version": FORMAT_VERSION, "board_size": size}
-        manifest = manifest_path(out)
+    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None]) -> None:
+        self.job = job
+        self.game = job.game
+        self.directory = directory = partial_path(job.out)
+        stamp = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game.name,
+                 "variant": self.game.variant}
+        manifest = manifest_path(job.out)
         recorded = _read_json(manifest)
         if fresh or not isinstance(recorded, dict) or {k: recorded.get(k) for k in stamp} != stamp:
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True)
         for stale in directory.glob("*.tmp"):  # a write cut off by a kill
             stale.unlink(missing_ok=True)
-        options = {} if max_guards is None else {"max_guards": max_guards}
+        options = {} if job.max_guards is None else {"max_guards": job.max_guards}
         write_atomically(json.dumps({**stamp, **options}).encode(), manifest)
         self.completed = 0
-        while self.path(self.completed).exists():
-            problem = self._problem(self.completed)
+        for tier in job.tiers:
+            if not self.path(tier).exists():
+                break
+            problem = self._problem(tier)
             if problem is not None:
-                say(f"checkpoint {self.path(self.completed)} is damaged ({problem}); "
-                    f"rebuilding from layer {self.completed}")
+                say(f"checkpoint {self.path(tier)} is damaged ({problem}); "
+                    f"rebuilding from {self._tier_words(tier)}")
                 break
             self.completed += 1
 
+    def _tier_words(self, tier) -> str:
+        return f"layer {tier}" if self.game.name == games.DEFAULT_GAME else f"tier {self.game.tier_name(tier)}"
+
     @staticmethod
-    def finished_on_disk(directory: Path) -> int:
-        """Layers 0..n-1 have checkpoint files (not checked): n."""
+    def finished_on_disk(job: _Job) -> int:
+        """Tiers with checkpoint files, in order (not checked)."""
         n = 0
-        while (directory / f"{layer_name(n)}.h5").exists():
+        for tier in job.tiers:
+            if not (partial_path(job.out) / f"{job.game.tier_name(tier)}.h5").exists():
+                break
             n += 1
         return n
 
-    def path(self, k: int) -> Path:
-        return self.directory / f"{layer_name(k)}.h5"
+    def path(self, tier) -> Path:
+        return self.directory / f"{self.game.tier_name(tier)}.h5"
 
-    def _problem(self, k: int) -> str | None:
-        """Why checkpoint k cannot be used (None when it is sound): its header, its
+    def _problem(self, tier) -> str | None:
+        """Why a checkpoint cannot be used (None when it is sound): its header, its
         layout, every chunk (Fletcher32) and its SHA-256 are checked."""
-        ix = indexer(self.size)
+        name = self.game.tier_name(tier)
         try:
-            with h5py.File(self.path(k), "r") as f:
-                if f.attrs.get("checkpoint_layer") != k or layer_name(k) not in f[LAYER_GROUP]:
-                    return "not the checkpoint of this layer"
-                dataset = f[LAYER_GROUP][layer_name(k)]
-                shape = (ix.placement_count, comb(ix.free, k))
-                if dataset.shape != shape or dataset.chunks != chunk_shape(*shape):
+            with h5py.File(self.path(tier), "r") as f:
+                where = dataset_path(self.game, tier)
+                if get_text(f.attrs, "checkpoint_tier") != name or where not in f:
+                    return "not the checkpoint of this tier"
+                dataset = f[where]
+                shape = self.game.stored_shape(tier)
+                if dataset.shape != shape or dataset.dtype != np.dtype(self.game.value_dtype) or (
+                        len(shape) == 2 and dataset.chunks != chunk_shape(*shape)):
                     return "wrong shape"
                 recorded = get_text(dataset.attrs, "sha256")
                 try:
@@ -433,34 +504,39 @@ class _Checkpoints:
             return f"unreadable: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
         return None
 
-    def load(self, k: int) -> np.ndarray:
-        """Enemy-to-move layer k in square-order ranks (checked when the build began)."""
-        with h5py.File(self.path(k), "r") as f:
-            stored = f[LAYER_GROUP][layer_name(k)][()]
-        return square_order_layer(stored, self.size, k)
+    def load(self, tier) -> np.ndarray:
+        """A tier's values in entry order (checked when the build began)."""
+        with h5py.File(self.path(tier), "r") as f:
+            stored = f[dataset_path(self.game, tier)][()]
+        return self.game.from_stored(tier, stored)
 
-    def write(self, k: int, stored: np.ndarray, seconds: float) -> None:
+    def _new(self, tier) -> tuple:
         buffer, f = new_image()
-        with f:
-            write_header(f, indexer(self.size))
-            f.attrs["checkpoint_layer"] = k
-            f.attrs["layers"] = k + 1
-            dataset = create_layer(f[LAYER_GROUP], k, stored, digest(stored))
-            dataset.attrs["seconds"] = seconds
-        write_atomically(buffer.getbuffer(), self.path(k))
+        write_header(f, self.game, [tier])
+        set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
+        return buffer, f
 
-    def seed_from(self, database: Path, top: int) -> None:
-        """Turn a complete smaller database into checkpoints, to extend it."""
+    def write(self, tier, stored: np.ndarray, seconds: float) -> None:
+        buffer, f = self._new(tier)
+        with f:
+            group = f[dataset_path(self.game, tier).rsplit("/", 1)[0]]
+            dataset = create_dataset(group, self.game.tier_name(tier), stored, digest(stored))
+            for key, value in self.game.tier_attrs(tier).items():
+                dataset.attrs[key] = value
+            dataset.attrs["seconds"] = seconds
+        write_atomically(buffer.getbuffer(), self.path(tier))
+
+    def seed_from(self, database: Path, count: int) -> None:
+        """Turn the first ``count`` tiers of a complete database into checkpoints, to
+        extend it."""
         with h5py.File(database, "r") as source:
-            for k in range(top + 1):
-                buffer, f = new_image()
+            for tier in self.job.tiers[:count]:
+                buffer, f = self._new(tier)
                 with f:
-                    write_header(f, indexer(self.size))
-                    f.attrs["checkpoint_layer"] = k
-                    f.attrs["layers"] = k + 1
-                    copy_layer(source[LAYER_GROUP][layer_name(k)], f[LAYER_GROUP])
-                write_atomically(buffer.getbuffer(), self.path(k))
-        self.completed = top + 1
+                    where = dataset_path(self.game, tier)
+                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]], self._tier_words(tier))
+                write_atomically(buffer.getbuffer(), self.path(tier))
+        self.completed = count
 
 
 def _read_json(path: Path):
@@ -470,20 +546,19 @@ def _read_json(path: Path):
         return None
 
 
-class _LayerWriter:
-    """Background thread: storage order, digest, compression, checkpoint file."""
+class _TierWriter:
+    """Background thread: stored form, digest, compression, checkpoint file."""
 
-    def __init__(self, checkpoints: _Checkpoints, size: int) -> None:
+    def __init__(self, checkpoints: _Checkpoints) -> None:
         self.checkpoints = checkpoints
-        self.size = size
-        self.jobs: queue.Queue = queue.Queue(maxsize=1)  # bounds memory to one layer in flight
+        self.jobs: queue.Queue = queue.Queue(maxsize=1)  # bounds memory to one tier in flight
         self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="retro-layer-writer", daemon=True)
+        self.thread = threading.Thread(target=self._run, name="retro-tier-writer", daemon=True)
         self.thread.start()
 
-    def submit(self, k: int, values: np.ndarray, seconds: float) -> None:
+    def submit(self, tier, values: np.ndarray, seconds: float) -> None:
         self._raise_if_failed()
-        self.jobs.put((k, values, seconds))
+        self.jobs.put((tier, values, seconds))
 
     def finish(self) -> None:
         self.jobs.put(None)
@@ -491,7 +566,7 @@ class _LayerWriter:
         self._raise_if_failed()
 
     def abandon(self) -> None:
-        """Stop after the layer in flight: a finished layer is worth its checkpoint."""
+        """Stop after the tier in flight: a finished tier is worth its checkpoint."""
         if self.thread.is_alive():
             self.jobs.put(None)
             self.thread.join()
@@ -501,41 +576,38 @@ class _LayerWriter:
             raise self.error  # an OSError is reported by build() with what to do
 
     def _run(self) -> None:
-        ix = indexer(self.size)
-        perm = storage_perm(self.size)
+        game = self.checkpoints.game
         while (job := self.jobs.get()) is not None:
             if self.error is not None:
                 continue
-            k, values, seconds = job
+            tier, values, seconds = job
             try:
-                stored = to_storage_order(values, layer_masks(ix.free, k), perm, ix.rank_table)
-                self.checkpoints.write(k, stored, seconds)
+                self.checkpoints.write(tier, game.to_stored(tier, values), seconds)
             except BaseException as error:  # reported to the builder thread
                 self.error = error
 
 
-def _assemble(checkpoints: _Checkpoints, out: Path, ix: Indexer, top: int,
-              seconds: float, threads: int | None) -> None:
+def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) -> None:
     """Copy the checkpoints into the final file, then write it into place."""
+    job, game = checkpoints.job, checkpoints.game
     buffer, f = new_image()
     with f:
-        write_header(f, ix)
-        group = f[LAYER_GROUP]
-        for k in range(top + 1):
-            with h5py.File(checkpoints.path(k), "r") as source:
+        write_header(f, game, job.tiers)
+        for tier in job.tiers:
+            where = dataset_path(game, tier)
+            with h5py.File(checkpoints.path(tier), "r") as source:
                 try:
-                    copy_layer(source[LAYER_GROUP][layer_name(k)], group)
+                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]],
+                                 checkpoints._tier_words(tier))
                 except ChecksumError as error:
-                    checkpoints.path(k).unlink(missing_ok=True)
+                    checkpoints.path(tier).unlink(missing_ok=True)
                     raise BuildError(
-                        f"checkpoint {checkpoints.path(k)} was damaged after it was written "
+                        f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
                         f"({error}); it is deleted: run the same command again to rebuild it"
                     ) from error
-        f.attrs["max_guards"] = top
-        f.attrs["layers"] = top + 1
         set_text(f.attrs, "retro_version", __version__)
         f.attrs["build_seconds"] = round(seconds, 3)
         f.attrs["threads"] = threads or numba.get_num_threads()
         set_text(f.attrs, "created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
         f.attrs["complete"] = True
-    write_atomically(buffer.getbuffer(), out)
+    write_atomically(buffer.getbuffer(), job.out)

@@ -1,0 +1,73 @@
+"""The games retro solves, and how to find one.
+
+Each game is a module (or package) with a subclass of
+:class:`retro.games.protocol.Game`; :data:`GAMES` lists them. Adding a game is that
+module plus one line here (see "Adding a game" in the README).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..errors import NotationError, PositionError
+from .musketeers import ThreeMusketeers
+from .protocol import Game, Side
+from .tictactoe import TicTacToe
+
+GAMES: dict[str, type[Game]] = {
+    game.name: game
+    for game in (
+        ThreeMusketeers,
+        TicTacToe,
+    )
+}
+DEFAULT_GAME = ThreeMusketeers.name
+
+
+class UnknownGameError(ValueError):
+    """A game name (or variant) that retro does not know."""
+
+
+@lru_cache(maxsize=None)
+def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
+    """The game ``name`` in ``variant`` (its first variant by default); one object each."""
+    cls = GAMES.get(name)
+    if cls is None:
+        raise UnknownGameError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
+    if variant is None:
+        variant = cls.variants[0]
+    if variant not in cls.variants:
+        raise UnknownGameError(f"{name} has no variant {variant!r}; its variants are: "
+                               f"{', '.join(cls.variants)}")
+    return cls(variant)
+
+
+def every_game() -> list[Game]:
+    """Every variant of every game, in registry order."""
+    return [get(name, variant) for name, cls in GAMES.items() for variant in cls.variants]
+
+
+def identify(text: str) -> tuple[Game, object]:
+    """The game whose notation reads ``text``, and the position: ``(game, position)``.
+
+    Games are tried in registry order; the error is the one of the game whose
+    notation the text resembles most (the default game's when none does).
+    """
+    errors: list[PositionError] = []
+    for game in _parsers():
+        try:
+            position = game.parse(text)
+        except PositionError as error:
+            errors.append((game.resemblance(text), error))
+            continue
+        return game.for_position(position), position
+    best = max(errors, key=lambda pair: pair[0])
+    raise best[1]
+
+
+def _parsers() -> list[Game]:
+    return [get(name) for name in GAMES]
+
+
+__all__ = ["DEFAULT_GAME", "GAMES", "Game", "NotationError", "Side", "UnknownGameError",
+           "every_game", "get", "identify"]

@@ -44,17 +44,9 @@ from ..games.musketeers import rules
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
 from ..values import ENCODING, Outcome
 from ..games.musketeers.position import Position, Side
-from ..db.format import (
-    FORMAT,
-    FORMAT_VERSION,
-    RULES_TEXT,
-    STORED_SIDE,
-    ChecksumError,
-    DatabaseFile,
-    NotADatabaseError,
-    get_text,
-    storage_order,
-)
+from ..db.format import ChecksumError, DatabaseFile, NotADatabaseError
+from ..db.hdf5io import get_text
+from ..games.musketeers.layout import RULES_TEXT, STORED_SIDE, storage_order
 
 MAX_CAPTURES = 4 * rules.MUSKETEER_COUNT
 # Kernel calls per layer for the large layers: enough for a live progress bar.
@@ -501,7 +493,7 @@ def metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]
     (the layout tables are retro's and every layer is a dataset of the right shape)."""
     attrs = db.metadata
     ix = indexer(db.size)
-    checks = [Check("format", True, f"{FORMAT} version {FORMAT_VERSION}, complete")]
+    checks = [Check("format", True, f"{attrs.get('format')} version {attrs.get('format_version')}, complete")]
 
     def check(name: str, ok: bool, detail: str) -> None:
         checks.append(Check(name, bool(ok), detail))

@@ -1,0 +1,178 @@
+"""Three Musketeers: 3 musketeers against the enemy men, on 3x3, 4x4 and 5x5 boards.
+
+* :mod:`.rules`: the rules on bitboards (every jitted primitive, written once);
+* :mod:`.position`: :class:`Position`, :class:`Move`, :class:`Side` and the notation;
+* :mod:`.index`: canonical musketeer placements and enemy masks (the index);
+* :mod:`.sweep`: the fast layer kernels of the retrograde sweep;
+* :mod:`.layout`: how a layer is stored (the storage order, retro 0.2's format);
+* :mod:`.lookup`: where a position's value sits in a file, and the probing kernels.
+
+The tiers are the layers: layer k holds the positions with k enemy men, and every
+musketeer move captures, so layer k depends only on layer k - 1. Only enemy-to-move
+values are stored (see :mod:`.layout`).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+from ..protocol import Game
+from . import layout, rules
+from .index import encode, indexer, layer_masks, mask_rank, position_at
+from .position import FILES, Move, Position, Side, as_position
+from .sweep import solve_layer
+
+NOTATION = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
+            "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
+            "X enemy man, . empty. Moves are written like 'e1-d1'.")
+
+
+class ThreeMusketeers(Game):
+    """Three Musketeers on an n×n board (variants ``5x5``, ``4x4``, ``3x3``)."""
+
+    name = "three-musketeers"
+    title = "Three Musketeers"
+    description = ("three musketeers capture enemy men, who win by lining the musketeers up "
+                   "(5x5; 3x3 and 4x4 too)")
+    rules = layout.RULES_TEXT
+    notation = NOTATION
+    sides = Side
+    value_dtype = np.uint8
+    variants = ("5x5", "4x4", "3x3")
+    symmetries = 8
+    dataset_group = layout.LAYER_GROUP
+
+    def __init__(self, variant: str = "5x5") -> None:
+        super().__init__(variant)
+        self.size = int(variant.split("x")[0])
+
+    @staticmethod
+    def variant_of(size: int) -> str:
+        return f"{size}x{size}"
+
+    # --- positions ------------------------------------------------------------
+
+    def parse(self, text: str) -> Position:
+        return Position.parse(text)
+
+    def parse_move(self, text: str) -> Move:
+        return Move.parse(text)
+
+    def start(self) -> Position:
+        return Position.start(self.size)
+
+    def finished_value(self, position: Position) -> int:
+        winner = position.winner()
+        if winner is None:
+            raise ValueError(f"{position} is not finished")
+        return 1 if winner is Side.MUSKETEERS else 0
+
+    # --- tiers ----------------------------------------------------------------
+
+    def tiers(self, max_enemy_men: int | None = None) -> range:
+        """Layers 0..max_enemy_men (every layer by default)."""
+        free = indexer(self.size).free
+        return range(free + 1 if max_enemy_men is None else max_enemy_men + 1)
+
+    def tier_name(self, tier: int) -> str:
+        return layout.layer_name(tier)
+
+    def tier_size(self, tier: int) -> int:
+        ix = indexer(self.size)
+        return ix.placement_count * comb(ix.free, tier)
+
+    def stored_shape(self, tier: int) -> tuple[int, int]:
+        ix = indexer(self.size)
+        return ix.placement_count, comb(ix.free, tier)
+
+    def positions_in(self, tier: int) -> int:
+        return 2 * self.tier_size(tier)  # both sides; musketeers-to-move values are derived
+
+    def child_tiers(self, tier: int) -> tuple[int, ...]:
+        return (tier - 1,) if tier > 0 else ()
+
+    def tier_of(self, position: Position) -> int:
+        return position.enemy_count
+
+    def index(self, position: Position) -> int:
+        """The entry of an enemy-to-move position (its canonical image's); -1 for the
+        musketeers to move, whose values are not stored."""
+        position = as_position(position)
+        if position.side is Side.MUSKETEERS:
+            return -1
+        ix = indexer(self.size)
+        placement, mask = encode(position.musketeers, position.enemies, ix)
+        k = position.enemy_count
+        return int(placement) * comb(ix.free, k) + int(mask_rank(mask, ix.rank_table))
+
+    def position_at(self, tier: int, entry: int) -> Position:
+        ix = indexer(self.size)
+        row = comb(ix.free, tier)
+        placement, rank = divmod(int(entry), row)
+        return position_at(Side.ENEMY.code, placement, int(layer_masks(ix.free, tier)[rank]),
+                           self.size)
+
+    # --- solving --------------------------------------------------------------
+
+    def solve_tier(self, tier: int, children: dict, advance=None) -> np.ndarray:
+        return solve_layer(self.size, tier, children.get(tier - 1), advance)
+
+    def to_stored(self, tier: int, values: np.ndarray) -> np.ndarray:
+        ix = indexer(self.size)
+        return layout.to_storage_order(values, layer_masks(ix.free, tier),
+                                       layout.storage_perm(self.size), ix.rank_table)
+
+    def from_stored(self, tier: int, stored: np.ndarray) -> np.ndarray:
+        return layout.square_order_layer(stored, self.size, tier)
+
+    def tier_attrs(self, tier: int) -> dict:
+        return {"enemy_men": tier}
+
+    def for_position(self, position: Position) -> ThreeMusketeers:
+        from .. import get
+
+        return get(self.name, self.variant_of(position.size))
+
+    def resemblance(self, text: str) -> int:
+        tokens = text.split() if isinstance(text, str) else []
+        return (2 if tokens and tokens[0] in ("M", "E") else 0) + (
+            bool(tokens) and set("".join(tokens[1:])) <= set("OX."))
+
+    def header(self, tiers) -> tuple[dict, dict]:
+        ix = indexer(self.size)
+        top = max(tiers) if len(tiers) else -1
+        attrs = {"board_size": self.size, "stored_side": layout.STORED_SIDE,
+                 "stored_side_note": layout.STORED_SIDE_TEXT, "layout": layout.LAYOUT_TEXT,
+                 "max_guards": top, "layers": top + 1}
+        datasets = {"placements": np.asarray(ix.placements),
+                    "storage_order": layout.storage_order(self.size)}
+        return attrs, datasets
+
+    # --- presentation ---------------------------------------------------------
+
+    def geometry(self) -> dict:
+        n = self.size
+        return {
+            "kind": "grid", "columns": n, "rows": n,
+            "points": [{"name": f"{FILES[c]}{r + 1}", "x": c, "y": r}
+                       for r in range(n) for c in range(n)],
+            "lines": [],
+            "pieces": {"O": {"side": Side.MUSKETEERS.value, "shape": "ring"},
+                       "X": {"side": Side.ENEMY.value, "shape": "cross"}},
+        }
+
+    def pieces(self, position: Position) -> str:
+        return "".join(str(position).split()[1:])
+
+    def board_text(self, position: Position) -> str:
+        """The board with coordinates: a header of column letters, one numbered line per row."""
+        n = position.size
+        lines = ["    " + " ".join(FILES[:n])]
+        for row, group in enumerate(str(position).split()[1:]):
+            lines.append(f"{row + 1:>2}  " + " ".join(group))
+        return "\n".join(lines)
+
+
+__all__ = ["Move", "Position", "Side", "ThreeMusketeers", "rules"]

@@ -24,7 +24,7 @@ from . import rules
 from ...bits import popcount, triple_rank
 from .index import indexer
 from ...values import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
-from ...db.format import storage_order
+from .layout import storage_order
 
 MEMORY_BLOCK = 256  # positions located before their table entries are gathered
 

@@ -8,13 +8,13 @@ The board size follows from the group length (3, 4 or 5). Moves print as ``e1-d1
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import rules
+from ..protocol import Side as SideBase
 from ...errors import (  # re-exported: their historic home
     BoardSizeError,
     IllegalMoveError,
@@ -33,7 +33,7 @@ FILES = "abcde"
 MUSKETEER_CHAR, ENEMY_CHAR, EMPTY_CHAR = "O", "X", "."
 
 
-class Side(enum.Enum):
+class Side(SideBase):
     """The two players. The value is the name used in outcomes (``"musketeers"``)."""
 
     MUSKETEERS = "musketeers"
@@ -43,6 +43,15 @@ class Side(enum.Enum):
     def letter(self) -> str:
         """``M`` or ``E``, as in the notation."""
         return "M" if self is Side.MUSKETEERS else "E"
+
+    @property
+    def title(self) -> str:
+        """How a sentence names the side: ``the musketeers``, ``the enemy``."""
+        return "the musketeers" if self is Side.MUSKETEERS else "the enemy"
+
+    @property
+    def plural(self) -> bool:
+        return self is Side.MUSKETEERS
 
     @property
     def code(self) -> int:

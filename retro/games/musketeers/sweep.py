@@ -10,13 +10,14 @@ encoding of :mod:`retro.outcome`, indexed by the colex rank of the enemy mask.
 from __future__ import annotations
 
 from functools import lru_cache
+from math import comb
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from . import rules
-from .index import encode, indexer, mask_rank
+from .index import encode, indexer, layer_masks, mask_rank
 from ...values import ENEMY_WON, NO_MOVE_KEY, PREFERENCE_KEYS, VALUE_OF_BEST_KEY
 
 MAX_CAPTURES = 4 * rules.MUSKETEER_COUNT
@@ -211,3 +212,44 @@ def enemy_layer(current, out, first, last, aligned, step_count, step_pair,
                 best[b] = max(best[b], child_key[a])
         for r in range(size):
             row[r] = values[best[r]]
+
+
+# Kernel calls per layer and side for the largest layers: fine-grained enough for
+# a lively progress bar, coarse enough to keep both threads busy.
+PROGRESS_STEPS = 8
+
+
+def solve_layer(size: int, k: int, previous: np.ndarray | None, advance=None) -> np.ndarray:
+    """Enemy-to-move values of layer k, ``(placements, C(free, k))`` by square-order
+    rank, from enemy-to-move layer k - 1 (None for k = 0). The musketeers-to-move
+    values of layer k are computed on the way and dropped: they are one capture from
+    layer k - 1. ``advance(positions)`` is told of the progress."""
+    ix, mt = indexer(size), move_tables(size)
+    masks = layer_masks(ix.free, k)
+    count, length = ix.placement_count, len(masks)
+    musketeers = np.empty((count, length), dtype=np.uint8)
+    enemy = np.empty((count, length), dtype=np.uint8)
+    if previous is None:  # layer 0: no captures exist, the empty layer below is never read
+        previous = np.zeros((count, 1), dtype=np.uint8)
+    with_bit = bit_lists(masks, ix.free, comb(ix.free - 1, k - 1) if k else 0)
+    steps = PROGRESS_STEPS if count * length > 10_000_000 else 1
+    bounds = np.linspace(0, count, steps + 1).astype(np.int64)
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        musketeer_layer(
+            masks, previous, musketeers, first, last, ix.aligned, ix.rank_table,
+            mt.capture_count, mt.capture_bit, mt.capture_child, mt.capture_perm, with_bit,
+        )
+        if advance is not None:
+            advance((last - first) * length)
+    del with_bit
+    with_low, with_high = step_lists(
+        masks, mt.pair_low, mt.pair_high, comb(ix.free - 2, k - 1) if k else 0
+    )
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        enemy_layer(
+            musketeers, enemy, first, last, ix.aligned, mt.step_count, mt.step_pair,
+            with_low, with_high,
+        )
+        if advance is not None:
+            advance((last - first) * length)
+    return enemy

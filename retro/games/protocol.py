@@ -1,0 +1,283 @@
+"""The game protocol: what a game tells retro so that retro can solve, store and serve it.
+
+retro is an engine: the builder, the database, the checks and the front ends know
+nothing of any game's rules. A game is one object (a subclass of :class:`Game`, one
+instance per variant) that answers the questions below; the registry in
+:mod:`retro.games` lists the games. Adding a game is one module with such a class
+and one line in that registry.
+
+Positions, sides, moves and their notation
+------------------------------------------
+* ``sides``: an enum of the two sides (a subclass of :class:`Side`); the first member
+  moves first and has code 0. Each side has a name (its value, used in JSON: ``"X"``,
+  ``"white"``), a letter (``X``, ``W``), a title for sentences and whether that title
+  is plural ("the musketeers win", "White wins").
+* ``parse(text)`` reads a position in the game's notation and raises a
+  :class:`~retro.errors.PositionError` subclass naming the problem;
+  ``str(position)`` writes it back (the two round-trip); ``parse_move(text)`` reads a
+  move; ``start()`` is the start of the game; ``notation`` explains the notation in
+  a sentence.
+* A position object has ``side`` (whose turn), ``legal_moves()`` (none when the game
+  is over), ``play(move)`` (a new position; an illegal move raises
+  :class:`~retro.errors.IllegalMoveError`), ``is_over()`` and ``winner()`` (the side
+  that has won, or None: still going, or a finished draw), and
+  ``symmetric_images()`` (the position under each of the game's symmetries, itself
+  first).
+
+Values
+------
+Every value is encoded as :mod:`retro.values` says (a win for a side in so many plies,
+or a draw), in ``value_dtype`` (uint8 holds distances up to 126 plies, uint16 more).
+``finished_value(position)`` is the value of a finished position (0 plies, or a draw).
+
+Tiers: how the positions are split and solved
+---------------------------------------------
+The positions are split into *tiers* (Three Musketeers: the number of enemy men;
+tic-tac-toe: the number of marks; morris: the pieces each side has in hand and on the
+board). A move leads to a position of the same tier or of one of the tier's
+``child_tiers``; ``tiers()`` lists every tier so that each comes after all of its
+child tiers (the order the builder solves them in). A tier is *loopy* when a move can
+lead back into it (morris pieces slide back and forth); such tiers need the
+retrograde solver with draws.
+
+Each tier is a table: ``tier_size(tier)`` entries, and a bijection between entries
+and the positions stored there. Symmetric positions may share one entry: the game
+chooses a canonical image (Three Musketeers keeps one of the 8 symmetric images of
+each musketeer placement). ``tier_of(position)`` is the tier of any position,
+``index(position)`` its entry (the entry of its canonical image), or -1 for a
+position whose value the game does not store (Three Musketeers stores only enemy-to-
+move values and derives the others by a one-ply search); ``position_at(tier, entry)``
+is the position stored at an entry (None when the entry is not a position: some
+index schemes number impossible boards too). ``tier_name(tier)`` names its dataset in
+the file.
+
+Solving a tier
+--------------
+``expand(tier)`` describes a tier to the generic solvers of :mod:`retro.engine` as
+plain arrays (:class:`Expansion`): each entry's side to move, its value if it is
+finished (or not a position), and its children as (child tier, entry) pairs, from
+the game's own move generation (a jitted kernel over the tier). The engine solves an
+acyclic tier from its children's values, a loopy one by retrograde analysis.
+``solve_tier(tier, children)`` may instead solve a tier by a faster method of the
+game's own (Three Musketeers has one: it is why its full build takes about a
+minute); it returns None when the game has none.
+
+The game may also store a tier in another order than its entries' (``to_stored`` /
+``from_stored``: Three Musketeers reorders its masks so that gzip compresses better)
+and add header attributes and tables (``header``).
+
+Presentation
+------------
+``geometry()`` describes the board to a page that knows no rules (squares of a grid,
+or points and lines), ``pieces(position)`` what stands on each point, and
+``board_text(position)`` draws the board for the terminal.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Hashable, Sequence
+
+import numpy as np
+
+Tier = Hashable
+
+
+class Side(enum.Enum):
+    """Base of every game's sides. Members in order: the first moves first (code 0).
+
+    A subclass defines its members (value = the side's name in JSON) and the
+    properties ``letter``, ``title`` and ``plural``.
+    """
+
+    @property
+    def code(self) -> int:
+        """0 for the side that moves first, 1 for the other."""
+        codes = _CODES.get(type(self))
+        if codes is None:
+            codes = _CODES[type(self)] = {member: code for code, member in enumerate(type(self))}
+        return codes[self]
+
+    @property
+    def other(self) -> Side:
+        return type(self).from_code(1 - self.code)
+
+    @classmethod
+    def from_code(cls, code: int) -> Side:
+        return tuple(cls)[int(code)]
+
+    @property
+    def letter(self) -> str:  # pragma: no cover - every game defines it
+        raise NotImplementedError
+
+    @property
+    def title(self) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def plural(self) -> bool:
+        return False
+
+
+_CODES: dict[type, dict] = {}
+
+
+@dataclass
+class Expansion:
+    """A tier as the generic solvers see it: plain arrays, one row per entry.
+
+    ``side[i]``: the side to move (0 or 1); ``finished[i]``: the value of a finished
+    position, :data:`OPEN` while the game goes on, or the "not a position" code of
+    :mod:`retro.values`; ``starts[i]:starts[i+1]``: the entry's children in
+    ``child_tier`` (an index into ``tiers``) and ``child_entry``, one per legal move
+    (two moves to the same position give two children). ``tiers`` lists the tier
+    itself first, then its child tiers.
+    """
+
+    tiers: tuple
+    side: np.ndarray  # int8 (n,)
+    finished: np.ndarray  # int32 (n,)
+    starts: np.ndarray  # int64 (n + 1,)
+    child_tier: np.ndarray  # int8 (edges,)
+    child_entry: np.ndarray  # int64 (edges,)
+
+    @property
+    def size(self) -> int:
+        return len(self.side)
+
+    @property
+    def edges(self) -> int:
+        return len(self.child_entry)
+
+
+OPEN = -1  # Expansion.finished: the game goes on
+
+
+class Game:
+    """One variant of one game (see the module docstring for what each member means)."""
+
+    name: ClassVar[str]  # the registry's name: "tic-tac-toe"
+    title: ClassVar[str]  # "Tic-tac-toe"
+    description: ClassVar[str]  # one line for `retro games`
+    rules: ClassVar[str]  # the rules in one paragraph, written into every file's header
+    notation: ClassVar[str]  # the notation in a sentence or two
+    sides: ClassVar[type[Side]]
+    value_dtype: ClassVar[Any] = np.uint8
+    variants: ClassVar[tuple[str, ...]] = ("",)
+    symmetries: ClassVar[int] = 1
+
+    def __init__(self, variant: str = "") -> None:
+        if variant not in self.variants:
+            raise ValueError(f"{self.name} has no variant {variant!r}")
+        self.variant = variant
+
+    # --- names ----------------------------------------------------------------
+
+    @property
+    def full_name(self) -> str:
+        """``name`` or ``name variant`` (``three-musketeers 5x5``)."""
+        return f"{self.name} {self.variant}" if self.variant else self.name
+
+    @property
+    def file_stem(self) -> str:
+        """The default database's name: ``three-musketeers-5x5``, ``tic-tac-toe``."""
+        return f"{self.name}-{self.variant}" if self.variant else self.name
+
+    def __repr__(self) -> str:
+        return f"<game {self.full_name}>"
+
+    # --- positions ------------------------------------------------------------
+
+    def parse(self, text: str):
+        raise NotImplementedError
+
+    def parse_move(self, text: str):
+        raise NotImplementedError
+
+    def start(self):
+        raise NotImplementedError
+
+    def resemblance(self, text: str) -> int:
+        """How much ``text`` looks like this game's notation (0: not at all), to choose
+        whose error to show when no game reads a text."""
+        return 0
+
+    def for_position(self, position) -> Game:
+        """The variant of this game that ``position`` belongs to (this one by default)."""
+        return self
+
+    def finished_value(self, position) -> int:
+        """The encoded value of a finished position."""
+        raise NotImplementedError
+
+    # --- tiers ----------------------------------------------------------------
+
+    def tiers(self) -> Sequence[Tier]:
+        raise NotImplementedError
+
+    def tier_name(self, tier: Tier) -> str:
+        raise NotImplementedError
+
+    def tier_size(self, tier: Tier) -> int:
+        raise NotImplementedError
+
+    def child_tiers(self, tier: Tier) -> tuple[Tier, ...]:
+        raise NotImplementedError
+
+    def loopy(self, tier: Tier) -> bool:
+        """Whether a move can lead from the tier back into it."""
+        return False
+
+    def tier_of(self, position) -> Tier:
+        raise NotImplementedError
+
+    def index(self, position) -> int:
+        raise NotImplementedError
+
+    def position_at(self, tier: Tier, entry: int):
+        raise NotImplementedError
+
+    def positions_in(self, tier: Tier) -> int:
+        """Positions the tier stands for (both sides; with every symmetric image)."""
+        return self.tier_size(tier)
+
+    # --- solving --------------------------------------------------------------
+
+    def expand(self, tier: Tier) -> Expansion:
+        raise NotImplementedError
+
+    def solve_tier(self, tier: Tier, children: dict, advance=None) -> np.ndarray | None:
+        """The tier's values by the game's own fast method, or None (the engine's).
+
+        ``children`` maps each child tier to its values; ``advance(positions)``, when
+        given, is told of the progress."""
+        return None
+
+    def to_stored(self, tier: Tier, values: np.ndarray) -> np.ndarray:
+        return values
+
+    def from_stored(self, tier: Tier, stored: np.ndarray) -> np.ndarray:
+        return stored
+
+    def stored_shape(self, tier: Tier) -> tuple[int, ...]:
+        return (self.tier_size(tier),)
+
+    def tier_attrs(self, tier: Tier) -> dict:
+        """Extra attributes of a tier's dataset (Three Musketeers: ``enemy_men``)."""
+        return {}
+
+    def header(self, tiers: Sequence[Tier]) -> tuple[dict, dict]:
+        """Extra root attributes and datasets of a file holding ``tiers``."""
+        return {}, {}
+
+    # --- presentation ---------------------------------------------------------
+
+    def geometry(self) -> dict:
+        raise NotImplementedError
+
+    def pieces(self, position) -> str:
+        raise NotImplementedError
+
+    def board_text(self, position) -> str:
+        raise NotImplementedError

@@ -18,11 +18,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
-from .games.musketeers import rules
+from . import __version__, games
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
-from .games.musketeers.position import Position, PositionError, Side
 from .db.format import DatabaseError, default_path
+from .games.musketeers import rules
+from .games.musketeers.position import Position, PositionError
 
 EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -75,8 +75,9 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="retro",
-        description="Strongly solve Three Musketeers by retrograde analysis, and query, "
-        "play, verify and analyze the result.",
+        description="Strongly solve games by retrograde analysis (Three Musketeers, "
+        "tic-tac-toe, ...), and query, play, verify and analyze the result. "
+        "'retro games' lists the games.",
         epilog=POSITION_HELP,
     )
     parser.add_argument("--version", action="version", version=f"retro {__version__}")
@@ -87,18 +88,30 @@ def _parser() -> argparse.ArgumentParser:
         return commands.add_parser(name, help=summary, description=description,
                                    epilog=POSITION_HELP)
 
+    games_command = command(
+        "games", "list the games retro solves",
+        "Every game retro can build, with its variants, its size in positions and a "
+        "one-line description.")
+    games_command.add_argument("--json", action="store_true", help="print the list as JSON")
+
     build = command(
-        "build", "build (or resume) the database of a board size",
-        "Solve every position of a board size, layer by layer, and write the values to "
-        "an HDF5 file. Each finished layer is checkpointed next to the output "
-        "(<out>.partial/): if the build is interrupted, run the same command again to "
-        "resume. Building again without --max-guards extends an endgame database.")
-    build.add_argument("--board", type=int, default=rules.DEFAULT_SIZE, choices=rules.SIZES,
-                       help="board size (default: 5)")
+        "build", "build (or resume) the database of a game",
+        "Solve every position of a game, tier by tier (Three Musketeers: layer by layer, "
+        "by the number of enemy men), and write the values to an HDF5 file. Each finished "
+        "tier is checkpointed next to the output (<out>.partial/): if the build is "
+        "interrupted, run the same command again to resume. Building again without "
+        "--max-guards extends an endgame database.")
+    build.add_argument("--game", default=games.DEFAULT_GAME, metavar="NAME",
+                       help=f"the game (default: {games.DEFAULT_GAME}; 'retro games' lists them)")
+    build.add_argument("--variant", metavar="V", help="the game's variant (default: its first)")
+    build.add_argument("--board", type=int, choices=rules.SIZES,
+                       help="Three Musketeers board size (default: 5; same as --variant NxN)")
     build.add_argument("--out", type=Path, metavar="PATH",
-                       help="output file (default: db/three-musketeers-NxN.h5)")
+                       help="output file (default: db/<game>[-<variant>].h5, e.g. "
+                       "db/three-musketeers-5x5.h5)")
     build.add_argument("--max-guards", type=int, metavar="K",
-                       help="build only layers 0..K: positions with at most K enemy men")
+                       help="Three Musketeers: build only layers 0..K, the positions with at "
+                       "most K enemy men")
     build.add_argument("--threads", type=int, metavar="T",
                        help="worker threads (default: one per core)")
     build.add_argument("--force", action="store_true",
@@ -116,10 +129,14 @@ def _parser() -> argparse.ArgumentParser:
     probe.add_argument("position", metavar="POSITION", nargs="?",
                        help="position; omit it to read positions from standard input")
     probe.add_argument("--db", type=Path, metavar="PATH",
-                       help="database file (default: db/three-musketeers-NxN.h5 for the "
-                       "position's board size)")
+                       help="database file (default: the default file of the position's "
+                       "game, e.g. db/three-musketeers-5x5.h5 or db/tic-tac-toe.h5)")
+    probe.add_argument("--game", metavar="NAME",
+                       help="the game, where its notation alone does not say (default: the "
+                       "game whose notation reads the position)")
     probe.add_argument("--json", action="store_true",
-                       help='print {"position", "winner", "plies", "moves": [...]} per position')
+                       help='print {"position", "game", "winner", "plies", "moves": [...]} per '
+                       "position (winner null for a draw; Three Musketeers without game)")
 
     play = command(
         "play", "play a game in the terminal against the perfect player",
@@ -131,11 +148,15 @@ def _parser() -> argparse.ArgumentParser:
         "your win away, then the longest resistance, then at random. With input from a "
         "pipe or file, an illegal move or unknown command is an error (exit status 2).")
     play.add_argument("--db", type=Path, metavar="PATH",
-                      help="database file (default: db/three-musketeers-NxN.h5)")
-    play.add_argument("--as", dest="human", choices=[s.value for s in Side],
-                      default=Side.MUSKETEERS.value, help="your side (default: musketeers)")
+                      help="database file (default: the game's default file, "
+                      "db/three-musketeers-5x5.h5 for Three Musketeers)")
+    play.add_argument("--game", metavar="NAME",
+                      help="the game, when no --db names it (default: the game of --start, "
+                      f"else {games.DEFAULT_GAME})")
+    play.add_argument("--as", dest="human", metavar="SIDE",
+                      help="your side (default: the side that moves first: musketeers, X, ...)")
     play.add_argument("--start", metavar="POSITION", help="start from this position "
-                      "(default: the standard start)")
+                      "(default: the start of the game)")
     play.add_argument("--seed", type=int, metavar="S",
                       help="seed for the computer's choices among equally good moves")
 
@@ -145,7 +166,10 @@ def _parser() -> argparse.ArgumentParser:
         "finished-game rules and that every stored value is the best over its children "
         "read from the same file. Exit status 1 when anything is wrong.")
     verify.add_argument("path", metavar="PATH", type=Path, nargs="?",
-                        help="database file (default: db/three-musketeers-5x5.h5)")
+                        help="database file (default: the game's default file, "
+                        "db/three-musketeers-5x5.h5 for Three Musketeers)")
+    verify.add_argument("--game", metavar="NAME", help="the game whose default file to verify "
+                        f"(default: {games.DEFAULT_GAME})")
     verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -157,7 +181,10 @@ def _parser() -> argparse.ArgumentParser:
         "symmetry), plies to the end, the longest wins, and the positions reachable from "
         "the standard start, per side to move and per number of enemy men.")
     analyze.add_argument("path", metavar="PATH", type=Path, nargs="?",
-                         help="database file (default: db/three-musketeers-5x5.h5)")
+                         help="database file (default: the game's default file, "
+                         "db/three-musketeers-5x5.h5 for Three Musketeers)")
+    analyze.add_argument("--game", metavar="NAME", help="the game whose default file to analyze "
+                         f"(default: {games.DEFAULT_GAME})")
     analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
     analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
     analyze.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -224,12 +251,12 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler = {
-        "build": _build, "probe": _probe, "play": _play, "verify": _verify,
+        "games": _games, "build": _build, "probe": _probe, "play": _play, "verify": _verify,
         "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
     }[args.command]
     try:
         return handler(args)
-    except (PositionError, DatabaseError, UsageError) as error:
+    except (PositionError, DatabaseError, UsageError, games.UnknownGameError) as error:
         return _fail(str(error))
     except ValueError as error:  # the library's other documented input errors
         return _fail(str(error))
@@ -254,12 +281,43 @@ def _progress(total: int, enabled: bool, unit: str, desc: str):
 # --- build -------------------------------------------------------------------------------
 
 
+def _games(args: argparse.Namespace) -> int:
+    rows = []
+    for game in games.every_game():
+        rows.append({"game": game.name, "variant": game.variant, "title": game.title,
+                     "positions": sum(game.positions_in(t) for t in game.tiers()),
+                     "description": game.description, "default_file": str(default_path(game))})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max(len(f"{r['game']} {r['variant']}".strip()) for r in rows)
+    for row in rows:
+        name = f"{row['game']} {row['variant']}".strip()
+        print(f"{name:<{width}}  {row['positions']:>15,} positions  {row['description']}")
+    return 0
+
+
+def _game_of(args: argparse.Namespace):
+    """The game ``--game``/``--variant``/``--board`` name (build)."""
+    name = getattr(args, "game", None) or games.DEFAULT_GAME
+    variant = getattr(args, "variant", None)
+    board = getattr(args, "board", None)
+    if board is not None:
+        if name != games.DEFAULT_GAME:
+            raise UsageError(f"--board is for {games.DEFAULT_GAME}; {name} has "
+                             f"{'no variants' if games.GAMES[name].variants == ('',) else 'variants: ' + ', '.join(games.GAMES[name].variants)}")
+        if variant is not None and variant != f"{board}x{board}":
+            raise UsageError(f"--board {board} and --variant {variant} disagree")
+        variant = f"{board}x{board}"
+    return games.get(name, variant)
+
+
 def _build(args: argparse.Namespace) -> int:
     from .engine.build import BuildError, build
 
     try:
         summary = build(
-            args.board, args.out, args.max_guards, args.threads,
+            _game_of(args), args.out, args.max_guards, args.threads,
             force=args.force, progress=not args.quiet,
             log=lambda message: print(message, file=sys.stderr),
         )
@@ -268,13 +326,16 @@ def _build(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nretro: interrupted; run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
-    layers = f"layers 0..{summary.max_guards}"
+    if summary.game.name == games.DEFAULT_GAME:
+        held = f"layers 0..{summary.max_guards}"
+    else:
+        held = f"{summary.game.full_name}, {len(summary.tiers)} tiers"
     if summary.already_built:
-        print(f"{summary.path} is already built ({layers}); pass --force to rebuild")
+        print(f"{summary.path} is already built ({held}); pass --force to rebuild")
         return 0
     rate = summary.computed_positions / summary.seconds if summary.seconds else 0.0
     print(
-        f"built {summary.path}: {summary.positions:,} positions ({layers}), "
+        f"built {summary.path}: {summary.positions:,} positions ({held}), "
         f"{summary.computed_positions:,} solved in {summary.seconds:.1f} s "
         f"({rate / 1e6:.1f} M positions/s), {summary.file_bytes / 1e6:.1f} MB"
     )
@@ -295,72 +356,107 @@ def _probe(args: argparse.Namespace) -> int:
     from .db.database import DatabasePool, open_database
     from .text import format_probe, probe_json, probe_lines
 
+    forced = games.get(args.game) if args.game else None
     if args.position is None:
         stdin = _input("give a POSITION, or positions one per line on standard input")
         if stdin.isatty():
             print("retro probe: reading positions from standard input, one per line "
                   "(end with Ctrl-D)", file=sys.stderr)
         failed = False
-        with DatabasePool(args.db) as pool:
+        with DatabasePool(args.db, game=forced) as pool:
             for answer in probe_lines(stdin, pool, as_json=args.json):
                 print(answer.text, flush=True)
                 failed = failed or not answer.ok
         return EXIT_FOUND_PROBLEMS if failed else 0
-    position = Position.parse(args.position)
-    with open_database(args.db, size=position.size) as db:
+    if args.db is not None:
+        db = open_database(args.db)
+        position = db._position(args.position)
+    else:
+        game, position = _read_position(args.position, forced)
+        db = open_database(game=game)
+    with db:
         outcome, moves = db.probe(position), db.moves(position)
     if args.json:
-        print(json.dumps(probe_json(position, outcome, moves)))
+        print(json.dumps(probe_json(position, outcome, moves, db.game)))
     else:
         print(format_probe(position, outcome, moves))
     return 0
 
 
+def _read_position(text: str, game=None):
+    """``(game, position)``: the position in ``game``'s notation, or in the notation of
+    the game that reads it."""
+    if game is None:
+        return games.identify(text)
+    position = game.parse(text)
+    return game.for_position(position), position
+
+
 def _play(args: argparse.Namespace) -> int:
-    from .play import play_game
     from .db.database import open_database
+    from .play import play_game
 
     stdin = _input("retro play reads your moves from it")
-    start = Position.parse(args.start) if args.start else None
-    # Without --start, a missing --db file names its board from its file name if it can.
-    size = start.size if start is not None else None if args.db else rules.DEFAULT_SIZE
-    with open_database(args.db, size=size) as db:
+    forced = games.get(args.game) if args.game else None
+    if args.db is not None:
+        db = open_database(args.db)
+    else:
+        game = forced or games.get()
+        if args.start:
+            game, _ = _read_position(args.start, forced)
+        db = open_database(game=game)
+    with db:
+        start = db._position(args.start) if args.start else None
         # Piped input is a script: an illegal move in it is an error, not a retry.
-        return play_game(db, Side(args.human), start, args.seed, stdin, strict=not stdin.isatty())
+        return play_game(db, args.human, start, args.seed, stdin, strict=not stdin.isatty())
 
 
 # --- verify and analyze --------------------------------------------------------------------
 
 
-def _verify(args: argparse.Namespace) -> int:
-    from .verify.musketeers import verify
+def _default_file(args: argparse.Namespace) -> Path:
+    """The file a command reads: the one given, else ``--game``'s default file."""
+    if args.path is not None:
+        return args.path
+    return default_path(games.get(args.game) if args.game else None)
 
-    path = args.path or default_path()
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import verify
+
+    path = _default_file(args)
     report = verify(path, progress=not args.quiet, max_reports=args.max_reports)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
         return 0 if report.ok else EXIT_FOUND_PROBLEMS
-    print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_guards})")
+    musketeers = hasattr(report, "musketeer_positions_resolved")
+    if musketeers:
+        print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_guards})")
+    else:
+        print(f"verifying {report.path} ({report.game}, {report.tiers} tiers)")
     for check in report.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}{detail}")
+    derived = (f"{report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
+               if musketeers else "")
     print(f"{report.positions_checked:,} stored values checked against their children "
-          f"({report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
-          f"{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
+          f"({derived}{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
     if report.disagreement_count:
         print(f"{report.disagreement_count:,} wrong values; the first:")
         for d in report.disagreements:
-            print(f"  {d.position}: stored '{d.stored_outcome}', its children give "
-                  f"'{d.expected_outcome}' ({d.rule})")
+            if musketeers:
+                print(f"  {d.position}: stored '{d.stored_outcome}', its children give "
+                      f"'{d.expected_outcome}' ({d.rule})")
+            else:
+                print(f"  {d.position}: stored '{d.stored_outcome}' ({d.rule})")
     print("the database is correct" if report.ok else "the database is NOT correct")
     return 0 if report.ok else EXIT_FOUND_PROBLEMS
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from .analyze.musketeers import analyze, plot, plot_directory
-    from .text import analysis_text
+    from .analyze import analysis_text, analyze, plot, plot_directory
 
-    path = args.path or default_path()
+    path = _default_file(args)
     if args.plot is not None:  # fail now, not after the whole analysis
         plot_directory(args.plot)
     report = analyze(path, progress=not args.quiet)

@@ -2,8 +2,8 @@
 
 The command line, the terminal game and the web server all print through these
 helpers, so a position's value reads the same everywhere: ``E33`` for "the enemy
-wins in 33 plies", ``format_probe`` for the two-line probe, ``probe_json`` for the
-JSON object of ``retro probe --json`` and of the web API.
+wins in 33 plies" (``X5``, ``D`` for a draw), ``format_probe`` for the two-line
+probe, ``probe_json`` for the JSON object of ``retro probe --json`` and of the web API.
 """
 
 from __future__ import annotations
@@ -15,29 +15,30 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from . import games
 from .errors import ChecksumError, DatabaseError, PositionError
-from .values import Outcome
 from .games.musketeers.position import Move, Position, Side
-
+from .values import Outcome
 
 GOES_ON = "the game goes on"  # what result_text says of a position that is not over
 
 
-def result_text(position: Position) -> str:
-    """How a position stands in words: who has won, or that the game goes on."""
+def result_text(position) -> str:
+    """How a position stands in words: who has won, a draw, or that the game goes on."""
+    if not position.is_over():
+        return GOES_ON
     winner = position.winner()
     if winner is None:
-        return GOES_ON
-    return "the musketeers have won" if winner is Side.MUSKETEERS else "the enemy has won"
+        return "the game has ended in a draw"
+    return f"{winner.title} {'have' if winner.plural else 'has'} won"
 
 
 def outcome_code(outcome: Outcome) -> str:
-    """Short form of an outcome, as the existing program prints it: ``E33``, ``M5``."""
-    return f"{'M' if outcome.winner is Side.MUSKETEERS else 'E'}{outcome.plies}"
+    """Short form of an outcome, as the existing program prints it: ``E33``, ``M5``, ``D``."""
+    return outcome.code()
 
 
-def format_probe(position: Position, outcome: Outcome, moves: list[tuple[Move, Outcome]],
-                 *, one_line: bool = False) -> str:
+def format_probe(position, outcome: Outcome, moves: list, *, one_line: bool = False) -> str:
     """Human-readable probe: the value in words, then every move with its outcome.
 
     ::
@@ -46,19 +47,26 @@ def format_probe(position: Position, outcome: Outcome, moves: list[tuple[Move, O
         E33 -> [e1-d1 E32, e1-e2 E32, ...]
 
     Each move is followed by the outcome of the position it leads to (winner letter,
-    plies). ``one_line=True`` joins the two lines with ``"; "`` (batch mode).
+    plies; ``D`` for a draw). ``one_line=True`` joins the two lines with ``"; "``
+    (batch mode).
     """
     listing = ", ".join(f"{move} {outcome_code(after)}" for move, after in moves)
     first, second = f"{position}: {outcome}", f"{outcome_code(outcome)} -> [{listing}]"
     return f"{first}; {second}" if one_line else f"{first}\n{second}"
 
 
-def probe_json(position: Position, outcome: Outcome, moves: list[tuple[Move, Outcome]]) -> dict:
-    """``{"position", "winner", "plies", "moves": [{"move", "winner", "plies"}, ...]}``."""
+def probe_json(position, outcome: Outcome, moves: list, game=None) -> dict:
+    """``{"position", "game", "winner", "plies", "moves": [{"move", "winner", "plies"}, ...]}``.
+
+    ``winner`` is a side's name, or None for a draw (``plies`` None too). Three
+    Musketeers' object keeps the form of retro 0.2, without ``game``.
+    """
+    head = {"position": str(position)}
+    if game is not None and game.name != games.DEFAULT_GAME:
+        head["game"] = game.full_name
     return {
-        "position": str(position),
-        "winner": outcome.winner.value,
-        "plies": outcome.plies,
+        **head,
+        **outcome.as_dict(),
         "moves": [{"move": str(move), **after.as_dict()} for move, after in moves],
     }
 
@@ -79,28 +87,24 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
 
     Blank lines are skipped. An answer is :func:`format_probe` on one line, or
     ``json.dumps(probe_json(...))`` with ``as_json``. A line that cannot be answered
-    (bad notation, illegal position, wrong board size, too many men for the file, a
-    missing or foreign database for that size) gets an error line and the batch goes
-    on: ``<line>: error: <message>``, or ``{"position": <line>, "error": <message>}``.
-    A damaged file (:class:`~retro.storage.ChecksumError`) stops the batch.
+    (bad notation, illegal position, another game or board size, too many men for
+    the file, a missing or foreign database for that game) gets an error line and the
+    batch goes on: ``<line>: error: <message>``, or ``{"position": <line>, "error":
+    <message>}``. A damaged file (:class:`~retro.errors.ChecksumError`) stops the batch.
 
-    ``databases`` answers positions of every board size the lines hold: a
-    :class:`~retro.probe.Database` (one size), a :class:`~retro.probe.DatabasePool`
-    or a function from board size to database.
+    ``databases`` answers the positions: a :class:`~retro.db.database.Database` (one
+    game) or a :class:`~retro.db.database.DatabasePool` (the game of each line, from
+    its notation).
     """
-    if hasattr(databases, "probe"):
-        get = lambda size: databases  # noqa: E731
-    elif hasattr(databases, "get"):
-        get = databases.get
-    else:
-        get = databases
     for line in lines:
         text = line.strip()
         if not text:
             continue
         try:
-            position = Position.parse(text)
-            db = get(position.size)
+            if hasattr(databases, "resolve"):
+                db, position = databases.resolve(text)
+            else:
+                db, position = databases, databases._position(text)
             outcome = db.probe(position)
             moves = db.moves(position)
         except ChecksumError:
@@ -112,7 +116,7 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
                 yield BatchAnswer(f"{text}: error: {error}", False)
             continue
         if as_json:
-            yield BatchAnswer(json.dumps(probe_json(position, outcome, moves)), True)
+            yield BatchAnswer(json.dumps(probe_json(position, outcome, moves, db.game)), True)
         else:
             yield BatchAnswer(format_probe(position, outcome, moves, one_line=True), True)
 
@@ -134,16 +138,13 @@ def link_text(position: Position) -> str:
     return str(position).replace(" ", "_")
 
 
-def finish_text(position: Position) -> str | None:
+def finish_text(position, game=None) -> str | None:
     """Why a finished position is finished, in words; None while the game goes on."""
-    winner = position.winner()
-    if winner is None:
+    if not position.is_over():
         return None
-    if winner is Side.ENEMY:
-        return "the three musketeers stand in one row or column: the enemy has won"
-    if position.side is Side.MUSKETEERS:
-        return "the musketeers have no enemy man next to them to capture: the musketeers have won"
-    return "the enemy has no man that can move: the musketeers have won"
+    if game is None:
+        game = games.get()
+    return game.finished_reason(position)
 
 
 def move_json(move: Move, after: Position | str, outcome: Outcome) -> dict:

@@ -1,0 +1,47 @@
+"""``retro analyze``: what a database says about its game.
+
+* :mod:`.musketeers`: Three Musketeers (per side to move and enemy count, with
+  reachability from the standard start and charts);
+* :mod:`.tiers`: every other game (per tier and side to move: wins, losses and draws,
+  the longest wins, the start and its first moves, reachability).
+
+:func:`analyze` picks the one for the file's game; :func:`analysis_text` prints either
+report.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import games
+from ..db.format import DatabaseFile
+from .musketeers import AnalysisError, MatplotlibMissingError, plot, plot_directory
+
+
+def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = True) -> dict:
+    """The statistics of the database at ``path`` as one JSON-ready dict."""
+    file = DatabaseFile(path)
+    game = file.game
+    file.close()
+    if game.name == games.DEFAULT_GAME:
+        from .musketeers import analyze as analyze_musketeers
+
+        return analyze_musketeers(path, progress=progress, reach=reach)
+    from .tiers import analyze as analyze_tiers
+
+    return analyze_tiers(path, progress=progress, reach=reach)
+
+
+def analysis_text(report: dict) -> str:
+    """The text of ``retro analyze`` for either kind of report."""
+    if "board_size" in report:
+        from ..text import analysis_text as musketeers_text
+
+        return musketeers_text(report)
+    from .tiers import report_text
+
+    return report_text(report)
+
+
+__all__ = ["AnalysisError", "MatplotlibMissingError", "analysis_text", "analyze", "plot",
+           "plot_directory"]

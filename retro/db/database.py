@@ -388,15 +388,32 @@ class DatabasePool:
     file is opened at once: a missing, foreign or unfinished file is the caller's
     mistake, not a line's, so it raises here instead of failing every line. Without
     ``path`` each game uses its default file (``db/three-musketeers-NxN.h5``,
-    ``db/tic-tac-toe.h5``, ...), opened when a line first needs it.
+    ``db/tic-tac-toe.h5``, ...), opened when a line first needs it; ``game`` reads
+    every line in that game's notation (for games whose notations look alike).
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, in_memory: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike | None = None, *, in_memory: bool = False,
+                 game: Game | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self.in_memory = in_memory
+        self.game = game
         self._open: dict[Path, Database] = {}
         if self.path is not None:
             self._open[self.path] = open_database(self.path, in_memory=in_memory)
+
+    def resolve(self, text: str) -> tuple[Database, object]:
+        """The database that answers the position ``text``, and the position: with
+        ``path``, that file's (its game reads the text); else the default file of the
+        game whose notation reads it."""
+        if self.path is not None:
+            db = self._open[self.path]
+            return db, db._position(text)
+        if self.game is not None:
+            position = self.game.parse(text)
+            game = self.game.for_position(position)
+        else:
+            game, position = games.identify(text)
+        return self.get(game), position
 
     def get(self, game: Game | int) -> Database:
         """The database that answers positions of ``game`` (a Three Musketeers board

@@ -211,6 +211,10 @@ class Game:
         """The encoded value of a finished position."""
         raise NotImplementedError
 
+    def finished_reason(self, position) -> str:
+        """Why a finished position is finished, in words ("... : X has won")."""
+        raise NotImplementedError
+
     # --- tiers ----------------------------------------------------------------
 
     def tiers(self) -> Sequence[Tier]:
@@ -241,6 +245,16 @@ class Game:
     def positions_in(self, tier: Tier) -> int:
         """Positions the tier stands for (both sides; with every symmetric image)."""
         return self.tier_size(tier)
+
+    def tier_sides(self, tier: Tier) -> np.ndarray:
+        """The side to move (0 or 1) of every entry of the tier."""
+        return self.expand(tier).side
+
+    def symmetry_classes(self, tier: Tier) -> np.ndarray:
+        """For every entry, the entry that stands for its class of positions equal up to
+        the game's symmetries (the least one); an entry stands for itself when the
+        game folds no symmetry into its index."""
+        return np.arange(self.tier_size(tier), dtype=np.int64)
 
     # --- solving --------------------------------------------------------------
 

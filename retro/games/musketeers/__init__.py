@@ -69,6 +69,14 @@ class ThreeMusketeers(Game):
             raise ValueError(f"{position} is not finished")
         return 1 if winner is Side.MUSKETEERS else 0
 
+    def finished_reason(self, position: Position) -> str:
+        winner = position.winner()
+        if winner is Side.ENEMY:
+            return "the three musketeers stand in one row or column: the enemy has won"
+        if position.side is Side.MUSKETEERS:
+            return "the musketeers have no enemy man next to them to capture: the musketeers have won"
+        return "the enemy has no man that can move: the musketeers have won"
+
     # --- tiers ----------------------------------------------------------------
 
     def tiers(self, max_enemy_men: int | None = None) -> range:

@@ -218,6 +218,12 @@ class TicTacToe(Game):
             raise ValueError(f"{position} is not finished")
         return draw_value(self.value_dtype)
 
+    def finished_reason(self, position: Position) -> str:
+        winner = position.winner()
+        if winner is not None:
+            return f"{winner.value} has three in a line: {winner.value} has won"
+        return "the board is full and nobody has three in a line: a draw"
+
     # --- tiers ------------------------------------------------------------------
 
     def tiers(self) -> list[int]:
@@ -245,6 +251,11 @@ class TicTacToe(Game):
         if not rules.legal(x, o, rules.LINES):
             return None
         return Position(Side.from_code(rules.side_to_move(x, o)), x, o)
+
+    def symmetry_classes(self, tier: int) -> np.ndarray:
+        out = np.empty(self.tier_size(tier), dtype=np.int64)
+        rules.classes(tier, len(out), rules.BINOMIAL, rules.SYMMETRY, out)
+        return out
 
     def expand(self, tier: int) -> Expansion:
         size = self.tier_size(tier)

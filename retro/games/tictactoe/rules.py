@@ -207,3 +207,23 @@ def children(marks, size, binomial, finished, starts, child_entry, open_code):
             else:
                 child_entry[at] = entry_of(x, o | square, binomial)
             at += 1
+
+
+@njit(cache=True)
+def classes(marks, size, binomial, symmetry, out):
+    """For every entry of the tier, the least entry among its 8 symmetric images."""
+    for entry in range(size):
+        x, o = board_at(marks, entry, binomial)
+        best = entry
+        for g in range(1, 8):
+            gx = 0
+            go = 0
+            for square in range(SQUARES):
+                if (x >> square) & 1:
+                    gx |= 1 << symmetry[g, square]
+                if (o >> square) & 1:
+                    go |= 1 << symmetry[g, square]
+            image = entry_of(gx, go, binomial)
+            if image < best:
+                best = image
+        out[entry] = best

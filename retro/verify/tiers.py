@@ -1,0 +1,265 @@
+"""Prove a database of a tiered game correct (every game but Three Musketeers), without
+trusting the solver.
+
+For every stored entry the verifier generates the moves with the game's own move
+generation (its expansion kernel: the rules, never the solver's propagation), reads
+each child's value from the same file, and checks the entry's value against them:
+
+* a finished position holds its finished value (and an entry that is not a position
+  holds that code);
+* a win in n has a move to a position lost (for the opponent) in n - 1, and none to
+  one lost in fewer;
+* a loss in n has only moves to positions won (for the opponent), the longest in
+  exactly n - 1;
+* a draw has no move to a lost position, and at least one to a drawn one.
+
+Why this is a proof, for games whose positions repeat too (where the value of a
+position may depend on itself through a cycle, so "each value is the best over its
+children" alone proves nothing). Call the stored values *labels*.
+
+1. *Labels are sound upper bounds*, by induction on n: a position labelled a win in
+   n can force a win within n plies (it moves to a child labelled a loss in n - 1,
+   which by induction is lost within n - 1 plies whatever its side does); one
+   labelled a loss in n loses within n plies (every move leads to a child labelled a
+   win in at most n - 1, won within that by induction). Finished positions (n = 0)
+   hold their true values, checked directly.
+2. *True values get their labels*, by induction on the true distance m: a position
+   truly won in m has a move to one truly lost in m - 1, labelled so by induction;
+   so it is labelled neither a draw (which has no child labelled a loss) nor a loss
+   (whose children are all labelled wins), hence a win in k with k - 1 the least
+   distance of its children labelled losses; a child labelled a loss in j < m - 1
+   would (by 1) let it win within j + 1 < m plies, so k = m. A position truly lost in
+   m has only children truly won, labelled so by induction with the longest m - 1,
+   so it is labelled a loss in m. A position truly drawn can be labelled neither a
+   win nor a loss (by 1 it would then be won or lost), so it is labelled a draw.
+
+Together with the metadata (format, game, rules), every chunk's Fletcher32 (checked by
+HDF5 as it reads) and every tier's SHA-256, this proves the whole table.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit, prange
+
+from ..db.format import DatabaseFile, dataset_path
+from ..db.hdf5io import HDF5_ERRORS, digest, get_text
+from ..games.protocol import OPEN, Game
+from ..values import Outcome, draw_value, not_a_position
+
+OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, NOT_FINISHED_ZERO = 0, 1, 2, 3, 4, 5
+RULES = {
+    BAD_FINISHED: "a finished position (or an entry that is not a position) holds another value",
+    BAD_WIN: "a win in n needs a move to a loss in n - 1 and none to a faster loss",
+    BAD_LOSS: "a loss in n needs only moves to wins, the longest in n - 1",
+    BAD_DRAW: "a draw needs no move to a loss and one to a draw",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One named check and its result."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A stored value that its children (or the rules) contradict."""
+
+    position: str
+    tier: str
+    entry: int
+    stored: int
+    stored_outcome: str
+    rule: str
+
+
+@dataclass
+class TierVerifyReport:
+    """What :func:`verify` checked and found."""
+
+    path: Path
+    game: str
+    tiers: int
+    ok: bool
+    positions_checked: int  # stored entries checked against their children
+    terminal_positions: int  # finished positions among them
+    seconds: float
+    checks: list[Check] = field(default_factory=list)
+    disagreement_count: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """JSON-ready form."""
+        out = asdict(self)
+        out["path"] = str(self.path)
+        return out
+
+
+@njit(cache=True, parallel=True)
+def check_tier(values, side, finished, starts, child_tier, child_entry, flat, offsets,
+               draw, invalid, verdict):
+    """Each entry's verdict (OK or the rule it breaks) into ``verdict``; the number of
+    finished entries. ``flat[offsets[s]:]`` holds the values of child tier slot s (slot
+    0: the tier itself, ``values``)."""
+    terminal = 0
+    for i in prange(len(values)):
+        value = values[i]
+        if finished[i] != OPEN:
+            terminal += 1
+            verdict[i] = OK if value == finished[i] else BAD_FINISHED
+            continue
+        mover = side[i]
+        fewest_loss = -1  # the least distance of a child lost for the opponent
+        longest_win = -1  # the longest distance of a child won for the opponent
+        draws = 0
+        count = starts[i + 1] - starts[i]
+        for e in range(starts[i], starts[i + 1]):
+            slot = child_tier[e]
+            child = values[child_entry[e]] if slot == 0 else flat[offsets[slot] + child_entry[e]]
+            if child == draw:
+                draws += 1
+                continue
+            if child == invalid:
+                fewest_loss = -2  # a move into an entry that is not a position: refuse
+                break
+            plies = child >> 1
+            child_winner = 0 if child & 1 else 1
+            if child_winner == mover:
+                if fewest_loss == -1 or plies < fewest_loss:
+                    fewest_loss = plies
+            elif plies > longest_win:
+                longest_win = plies
+        if fewest_loss == -2 or value == invalid:
+            verdict[i] = BAD_FINISHED
+        elif value == draw:
+            verdict[i] = OK if fewest_loss == -1 and draws > 0 else BAD_DRAW
+        else:
+            plies = value >> 1
+            winner = 0 if value & 1 else 1
+            if winner == mover:
+                verdict[i] = OK if plies >= 1 and fewest_loss == plies - 1 else BAD_WIN
+            else:
+                ok = (plies >= 1 and fewest_loss == -1 and draws == 0 and count > 0
+                      and longest_win == plies - 1)
+                verdict[i] = OK if ok else BAD_LOSS
+    return terminal
+
+
+def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int = 10,
+           file: DatabaseFile | None = None) -> TierVerifyReport:
+    """Check every stored value of a tiered game's database against its children and
+    the rules (see the module docstring). Raises a
+    :class:`~retro.errors.DatabaseError` for a file that cannot be opened as a
+    database; every other problem is reported in the returned report."""
+    if max_reports < 0:
+        raise ValueError(f"max_reports must be 0 or more, not {max_reports}")
+    started = time.perf_counter()
+    db = file if file is not None else DatabaseFile(path)
+    try:
+        return _verify(db, started, progress, max_reports)
+    finally:
+        db.close()
+
+
+def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) -> TierVerifyReport:
+    game = db.game
+    report = TierVerifyReport(db.path, game.full_name, len(db.tiers), True, 0, 0, 0.0)
+    report.checks.extend(_metadata_checks(db, game))
+    dtype = np.dtype(game.value_dtype).type
+    values: dict = {}
+    bad_digests, unreadable = [], []
+    for tier in db.tiers:
+        name = game.tier_name(tier)
+        try:
+            stored = db.file[dataset_path(game, tier)][()]
+        except HDF5_ERRORS:
+            unreadable.append(name)
+            continue
+        if digest(stored) != get_text(db.dataset(tier).attrs, "sha256"):
+            bad_digests.append(name)
+        values[tier] = game.from_stored(tier, stored)
+    report.checks.append(Check("checksums", not unreadable,
+                               "every chunk passed its Fletcher32 checksum" if not unreadable
+                               else f"unreadable tiers: {', '.join(unreadable)}"))
+    report.checks.append(Check("digests", not bad_digests,
+                               "every tier matches its SHA-256" if not bad_digests
+                               else f"tiers whose values differ from their SHA-256: {', '.join(bad_digests)}"))
+    bar = _progress_bar(sum(len(v) for v in values.values()), progress)
+    shown: list[Disagreement] = []
+    try:
+        for tier in db.tiers:
+            if tier not in values:
+                continue
+            expansion = game.expand(tier)
+            if any(t not in values and t != tier for t in expansion.tiers[1:]):
+                report.checks.append(Check(f"tier {game.tier_name(tier)}", False,
+                                           "a child tier is missing or unreadable"))
+                continue
+            parts = [np.empty(0, dtype=dtype)] + [values[t] for t in expansion.tiers[1:]]
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([len(p) for p in parts], out=offsets[1:])
+            flat = np.concatenate(parts)
+            verdict = np.empty(expansion.size, dtype=np.int8)
+            report.terminal_positions += int(check_tier(
+                values[tier], expansion.side, expansion.finished, expansion.starts,
+                expansion.child_tier, expansion.child_entry, flat, offsets,
+                draw_value(dtype), not_a_position(dtype), verdict))
+            report.positions_checked += expansion.size
+            wrong = np.flatnonzero(verdict != OK)
+            report.disagreement_count += len(wrong)
+            for entry in wrong[:max(0, max_reports - len(shown))].tolist():
+                shown.append(_disagreement(game, tier, entry, int(values[tier][entry]), int(verdict[entry])))
+            if bar is not None:
+                bar.update(expansion.size)
+    finally:
+        if bar is not None:
+            bar.close()
+    report.disagreements = shown
+    report.checks.append(Check("values", report.disagreement_count == 0,
+                               f"{report.positions_checked:,} values consistent with their moves"
+                               if report.disagreement_count == 0 else
+                               f"{report.disagreement_count:,} values contradict their moves"))
+    report.ok = all(check.ok for check in report.checks)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _metadata_checks(db: DatabaseFile, game: Game) -> list[Check]:
+    attrs = db.metadata
+    checks = [Check("format", True, f"{attrs.get('format')} version {attrs.get('format_version')}, "
+                    f"{game.full_name}, complete")]
+    same = attrs.get("rules") == game.rules
+    checks.append(Check("rules", same, "the rules text is the game's" if same
+                        else "not this game's rules text"))
+    return checks
+
+
+def _disagreement(game: Game, tier, entry: int, stored: int, verdict: int) -> Disagreement:
+    position = game.position_at(tier, entry)
+    dtype = np.dtype(game.value_dtype).type
+    if position is None:
+        text, words = f"entry {entry} (not a position)", f"value {stored}"
+    else:
+        text = str(position)
+        try:
+            words = str(Outcome.from_value(stored, position.side, dtype))
+        except ValueError:
+            words = f"value {stored}"
+    return Disagreement(text, game.tier_name(tier), entry, stored, words, RULES[verdict])
+
+
+def _progress_bar(total: int, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="pos", unit_scale=True, desc="verifying", dynamic_ncols=True)

@@ -22,7 +22,7 @@ from . import __version__, games
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db.format import DatabaseError, default_path
 from .games.musketeers import rules
-from .games.musketeers.position import Position, PositionError
+from .games.musketeers.position import Position, PositionError, Side
 
 EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -369,7 +369,11 @@ def _probe(args: argparse.Namespace) -> int:
                 failed = failed or not answer.ok
         return EXIT_FOUND_PROBLEMS if failed else 0
     if args.db is not None:
-        db = open_database(args.db)
+        try:  # the position's game names the build command should the file be missing
+            hint = _read_position(args.position, forced)[0]
+        except PositionError:
+            hint = None
+        db = open_database(args.db, game=hint)
         position = db._position(args.position)
     else:
         game, position = _read_position(args.position, forced)
@@ -399,7 +403,11 @@ def _play(args: argparse.Namespace) -> int:
     stdin = _input("retro play reads your moves from it")
     forced = games.get(args.game) if args.game else None
     if args.db is not None:
-        db = open_database(args.db)
+        try:
+            hint = _read_position(args.start, forced)[0] if args.start else forced
+        except PositionError:
+            hint = None
+        db = open_database(args.db, game=hint)
     else:
         game = forced or games.get()
         if args.start:

@@ -198,8 +198,9 @@ def _parser() -> argparse.ArgumentParser:
         "history move ordering. By default it answers who wins and a winning move; "
         "--exact also finds in how many plies and a principal line.")
     solve.add_argument("position", metavar="POSITION", help="position to solve")
-    solve.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
-                       help=f"weak solver (default: {DEFAULT_METHOD})")
+    solve.add_argument("--method", choices=METHODS,
+                       help=f"weak solver (default: {DEFAULT_METHOD} for Three Musketeers, "
+                       "alphabeta for tic-tac-toe)")
     solve.add_argument("--board", type=int, choices=rules.SIZES,
                        help="board size (checked against the position's)")
     solve.add_argument("--exact", action="store_true",
@@ -222,8 +223,9 @@ def _parser() -> argparse.ArgumentParser:
                             help="compare the number of plies too (much slower)")
     crosscheck.add_argument("--workers", type=int, metavar="W",
                             help="solver processes (default: one per core)")
-    crosscheck.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
-                            help=f"weak solver (default: {DEFAULT_METHOD})")
+    crosscheck.add_argument("--method", choices=METHODS,
+                            help=f"weak solver (default: {DEFAULT_METHOD} for Three Musketeers, "
+                            "alphabeta for tic-tac-toe)")
     crosscheck.add_argument("--table-bits", type=_table_bits, metavar="B",
                             help=TABLE_BITS_HELP + ", per worker")
     crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -481,34 +483,48 @@ def _analyze(args: argparse.Namespace) -> int:
 # --- solve and crosscheck ------------------------------------------------------------------
 
 
-def _solve(args: argparse.Namespace) -> int:
-    from .search import alphabeta, dfpn
-    from .crosscheck import new_solver
+def _method(args: argparse.Namespace, game) -> str:
+    """The weak solver: the one asked for, else df-pn for Three Musketeers and
+    alpha-beta for the other games it plays."""
+    if args.method is not None:
+        return args.method
+    return DEFAULT_METHOD if game.name == games.DEFAULT_GAME else "alphabeta"
 
-    position = Position.parse(args.position)
-    if args.board is not None and args.board != position.size:
-        raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
-    solve = dfpn.solve if args.method == "dfpn" else alphabeta.solve
-    solution = solve(position, exact=args.exact,
-                     solver=new_solver(args.method, position.size, args.table_bits))
+
+def _solve(args: argparse.Namespace) -> int:
+    from .crosscheck import new_solver
+    from .search import alphabeta, dfpn
+
+    game, position = games.identify(args.position)
+    if args.board is not None:
+        if game.name != games.DEFAULT_GAME:
+            raise UsageError(f"--board is for {games.DEFAULT_GAME}, and the position is {game.title}")
+        if args.board != position.size:
+            raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
+    method = _method(args, game)
+    solver = new_solver(method, game, args.table_bits)
+    solve = dfpn.solve if method == "dfpn" else alphabeta.solve
+    solution = solve(position, exact=args.exact, solver=solver)
     if args.json:
-        print(json.dumps(dict(solution.as_dict(), method=args.method)))
+        print(json.dumps(dict(solution.as_dict(), method=method)))
         return 0
     stats = solution.stats
     print(position)
-    winner = f"the {solution.winner.value}"
-    if position.winner() is not None:
-        print(f"{winner} {'has' if solution.winner is Side.ENEMY else 'have'} won (the game is over)")
+    winner = solution.winner
+    if winner is None:
+        print("a draw" + (" (the game is over)" if position.is_over() else " with perfect play"))
+    elif position.is_over():
+        print(f"{winner.title} {'have' if winner.plural else 'has'} won (the game is over)")
     elif solution.plies is None:
-        print(f"{winner} {'wins' if solution.winner is Side.ENEMY else 'win'}")
+        print(f"{winner.title} {'win' if winner.plural else 'wins'}")
     else:
-        print(f"{winner} {'wins' if solution.winner is Side.ENEMY else 'win'} in "
+        print(f"{winner.title} {'win' if winner.plural else 'wins'} in "
               f"{solution.plies} {'ply' if solution.plies == 1 else 'plies'}")
     if solution.line:
         print("principal line: " + " ".join(str(m) for m in solution.line))
     elif solution.best_move:
         print(f"winning move: {solution.best_move}")
-    if args.method == "dfpn":
+    if method == "dfpn":
         proof = ("" if stats.proof_size is None else
                  f"; proof: {stats.proof_size:,} positions, {stats.proof_depth} plies deep")
         print(f"df-pn: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
@@ -528,12 +544,12 @@ def _crosscheck(args: argparse.Namespace) -> int:
         raise UsageError("--samples must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    with open_database(args.db):  # fails early, with the build hint, if missing
-        pass
+    with open_database(args.db) as db:  # fails early, with the build hint, if missing
+        method = _method(args, db.game)
     bar = _progress(args.samples, not args.quiet, "pos", "crosscheck")
     try:
         report = crosscheck(args.db, samples=args.samples, seed=args.seed, exact=args.exact,
-                            workers=args.workers, table_bits=args.table_bits, method=args.method,
+                            workers=args.workers, table_bits=args.table_bits, method=method,
                             progress=(lambda done: bar.update(done - bar.n)) if bar else None)
     finally:
         if bar is not None:

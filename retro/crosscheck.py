@@ -1,12 +1,17 @@
 """Cross-check a database against an independent weak solver (alpha-beta or df-pn).
 
+Three Musketeers takes either solver; tic-tac-toe alpha-beta (df-pn's knowledge is
+Three Musketeers'); games whose positions repeat have no weak solver here (a
+top-down search cannot tell a draw by repetition from a long game).
+
 Positions come from two sources, half each:
 
-* **uniform**: table entries drawn uniformly from the whole index space (side,
-  placement and enemy mask; for an endgame database, from its layers only), so every
-  kind of position, reachable or not, can be drawn;
-* **games**: a position drawn uniformly from a random game played from the standard
-  start (random legal moves to the end), the positions real games go through.
+* **uniform**: table entries drawn uniformly from the whole index space (Three
+  Musketeers: side, placement and enemy mask, for an endgame database from its layers
+  only; other games: the entries of every tier), so every kind of position,
+  reachable or not, can be drawn;
+* **games**: a position drawn uniformly from a random game played from the start
+  (random legal moves to the end), the positions real games go through.
 
 Each is solved by :mod:`retro.alphabeta` or :mod:`retro.dfpn` (who wins; with
 ``exact``, in how many plies too) and probed in the database; any difference is a
@@ -26,12 +31,13 @@ from multiprocessing import get_context
 
 import numpy as np
 
-from .search import dfpn
-from .search.alphabeta import Solver, musketeers_solver, plies_of, winner_of
-from .search.games import MUSKETEERS, canonical, game_tables, musketeers_state
+from . import games
+from .db.database import open_database
 from .games.musketeers.index import indexer, position_at
 from .games.musketeers.position import Position
-from .db.database import open_database
+from .search import dfpn
+from .search.alphabeta import Solver, plies_of, winner_of
+from .search.games import canonical, pack, weak_game
 
 UNIFORM, GAMES = "uniform", "games"
 METHODS = ("dfpn", "alphabeta")
@@ -45,12 +51,24 @@ def _check_method(method: str) -> None:
         raise ValueError(f"unknown method {method!r}: use {' or '.join(map(repr, METHODS))}")
 
 
-def new_solver(method: str, size: int, table_bits: int | None = None) -> Solver | dfpn.DfpnSolver:
-    """A weak solver of ``method`` ("dfpn" or "alphabeta") for Three Musketeers on
-    ``size``×``size``, with a table of ``2**table_bits`` entries (default: 512 MiB)."""
+def new_solver(method: str, game, table_bits: int | None = None) -> Solver | dfpn.DfpnSolver:
+    """A weak solver of ``method`` ("dfpn" or "alphabeta") for ``game`` (a registered
+    game, or a Three Musketeers board size), with a table of ``2**table_bits`` entries
+    (default: 512 MiB). Raises ValueError for a game the method does not play."""
     _check_method(method)
-    make = dfpn.musketeers_dfpn_solver if method == "dfpn" else musketeers_solver
-    return make(size, table_bits=DEFAULT_TABLE_BITS[method] if table_bits is None else table_bits)
+    if isinstance(game, int):
+        game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+    tables = weak_game(game.name, game.variant)
+    if tables is None or (method == "dfpn" and game.name != games.DEFAULT_GAME):
+        playable = "alpha-beta" if tables is not None else "no weak solver"
+        raise ValueError(f"{SOLVER_NAMES[method]} does not play {game.full_name} "
+                         f"({playable} does)" if tables is not None else
+                         f"{game.full_name}: its positions repeat, and {playable} here can "
+                         "decide them; retro verify proves its database instead")
+    bits = DEFAULT_TABLE_BITS[method] if table_bits is None else table_bits
+    if method == "dfpn":
+        return dfpn.musketeers_dfpn_solver(game.size, table_bits=bits)
+    return Solver(tables, table_bits=bits)
 
 
 @dataclass(frozen=True)
@@ -98,9 +116,12 @@ class CrosscheckReport:
         }
 
 
-def uniform_positions(size: int, count: int, rng: np.random.Generator,
-                      max_guards: int | None = None) -> list[Position]:
-    """Table entries drawn uniformly (over layers 0..max_guards), as positions."""
+def uniform_positions(size, count: int, rng: np.random.Generator,
+                      max_guards: int | None = None) -> list:
+    """Table entries drawn uniformly (Three Musketeers: over layers 0..max_guards), as
+    positions; ``size`` is a Three Musketeers board size or a game."""
+    if not isinstance(size, int):
+        return _uniform_entries(size, count, rng)
     ix = indexer(size)
     top = ix.free if max_guards is None else max_guards
     weights = np.array([comb(ix.free, k) for k in range(top + 1)], dtype=float)
@@ -114,11 +135,24 @@ def uniform_positions(size: int, count: int, rng: np.random.Generator,
     return positions
 
 
-def game_positions(size: int, count: int, rng: np.random.Generator) -> list[Position]:
-    """One position drawn uniformly from each of ``count`` random games from the start."""
+def _uniform_entries(game, count: int, rng: np.random.Generator) -> list:
+    tiers = list(game.tiers())
+    weights = np.array([game.tier_size(t) for t in tiers], dtype=float)
+    positions = []
+    while len(positions) < count:
+        tier = tiers[int(rng.choice(len(tiers), p=weights / weights.sum()))]
+        position = game.position_at(tier, int(rng.integers(game.tier_size(tier))))
+        if position is not None:  # an entry that is not a position: draw again
+            positions.append(position)
+    return positions
+
+
+def game_positions(size, count: int, rng: np.random.Generator) -> list:
+    """One position drawn uniformly from each of ``count`` random games from the start
+    (``size``: a Three Musketeers board size, or a game)."""
     positions = []
     for _ in range(count):
-        position = Position.start(size)
+        position = Position.start(size) if isinstance(size, int) else size.start()
         seen = [position]
         while (moves := position.legal_moves()):
             position = position.play(moves[int(rng.integers(len(moves)))])
@@ -133,9 +167,9 @@ _solver: Solver | dfpn.DfpnSolver | None = None  # one per worker process, its t
 _exact = False
 
 
-def _start_worker(size: int, table_bits: int | None, exact: bool, method: str) -> None:
+def _start_worker(name: str, variant: str, table_bits: int | None, exact: bool, method: str) -> None:
     global _solver, _exact
-    _solver, _exact = new_solver(method, size, table_bits), exact
+    _solver, _exact = new_solver(method, games.get(name, variant), table_bits), exact
 
 
 def _solve_chunk(states: list[int]) -> tuple[list[int], int]:
@@ -165,19 +199,25 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     with open_database(path) as db:
-        size, top = db.size, db.max_guards
-        from_games = samples // 2 if top >= indexer(size).free else 0
-        drawn = [(p, GAMES) for p in game_positions(size, from_games, rng)]
-        drawn += [(p, UNIFORM) for p in uniform_positions(size, samples - from_games, rng, top)]
+        game = db.game
+        new_solver(method, game, 10)  # refuses a game the method does not play, at once
+        if game.name == games.DEFAULT_GAME:
+            size, top = db.size, db.max_guards
+            from_games = samples // 2 if top >= indexer(size).free else 0
+            source = size
+        else:
+            size, top, from_games, source = None, None, samples // 2, game
+        drawn = [(p, GAMES) for p in game_positions(source, from_games, rng)]
+        drawn += [(p, UNIFORM) for p in uniform_positions(source, samples - from_games, rng, top)]
         expected = [db.probe(p).as_dict() for p, _ in drawn]
         report = CrosscheckReport(str(db.path), exact, method)
     # Solve each distinct position once: random games often pass through the same
     # early positions, which are the expensive ones. The key is the solver's own
     # canonical image, so symmetric copies count as one.
-    tables = game_tables(MUSKETEERS, size)
+    tables = weak_game(game.name, game.variant)
     drawn_with_key: dict[int, list[int]] = {}  # in first-drawn order: game positions first
     for i, (position, _) in enumerate(drawn):
-        key = int(canonical(musketeers_state(position), tables)[0])
+        key = int(canonical(pack(position), tables)[0])
         drawn_with_key.setdefault(key, []).append(i)
     keys = list(drawn_with_key)
     chunks = [keys[i:i + CHUNK] for i in range(0, len(keys), CHUNK)]
@@ -185,7 +225,7 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
     workers = workers or os.cpu_count() or 1
     done = 0
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
-                             initargs=(size, table_bits, exact, method)) as pool:
+                             initargs=(game.name, game.variant, table_bits, exact, method)) as pool:
         jobs = {pool.submit(_solve_chunk, chunk): chunk for chunk in chunks}
         for job in as_completed(jobs):
             values, nodes = job.result()
@@ -193,7 +233,8 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
             for key, value in zip(jobs[job], values):
                 for i in drawn_with_key[key]:
                     position, origin = drawn[i]
-                    found = {"winner": winner_of(value, position.side).value}
+                    winner = winner_of(value, position.side)
+                    found = {"winner": None if winner is None else winner.value}
                     wanted = dict(expected[i])
                     if exact:
                         found["plies"] = plies_of(value)

@@ -32,6 +32,11 @@ def db5_low(db_dir):
     return build(5, db_dir / "5x5-low.h5", max_guards=4, progress=False).path
 
 
+@pytest.fixture(scope="session")
+def db_ttt(db_dir):
+    return build("tic-tac-toe", db_dir / "tic-tac-toe.h5", progress=False).path
+
+
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""

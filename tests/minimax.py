@@ -169,3 +169,60 @@ def solve_many(to_move, musketeers, enemies, n, memo):
     for i in range(len(to_move)):
         out[i] = solve(to_move[i], musketeers[i], enemies[i], n, memo)
     return out
+
+
+# --- tic-tac-toe ---------------------------------------------------------------------
+#
+# Its own board (cells 0..8 row by row from a1), its own line list and recursion; a
+# value is (winner, plies) with winner "X", "O" or None for a draw (plies None).
+
+TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8),
+             (0, 4, 8), (2, 4, 6))
+
+
+def ttt_line(cells: str, mark: str) -> bool:
+    return any(all(cells[i] == mark for i in line) for line in TTT_LINES)
+
+
+def ttt_value(cells: str, memo: dict | None = None) -> tuple[str | None, int | None]:
+    """Value of the tic-tac-toe board ``cells`` (9 characters X, O, . from a1 row by row),
+    X to move when the counts are equal: the winner hurries, the loser delays."""
+    memo = {} if memo is None else memo
+    if cells in memo:
+        return memo[cells]
+    for mark in "XO":
+        if ttt_line(cells, mark):
+            memo[cells] = (mark, 0)
+            return memo[cells]
+    if "." not in cells:
+        memo[cells] = (None, None)
+        return memo[cells]
+    mover = "X" if cells.count("X") == cells.count("O") else "O"
+    wins, losses, draw = [], [], False
+    for i, c in enumerate(cells):
+        if c == ".":
+            winner, plies = ttt_value(cells[:i] + mover + cells[i + 1:], memo)
+            if winner == mover:
+                wins.append(plies)
+            elif winner is None:
+                draw = True
+            else:
+                losses.append(plies)
+    if wins:
+        memo[cells] = (mover, min(wins) + 1)
+    elif draw:
+        memo[cells] = (None, None)
+    else:
+        memo[cells] = ("O" if mover == "X" else "X", max(losses) + 1)
+    return memo[cells]
+
+
+def ttt_boards():
+    """Every legal tic-tac-toe board: X has as many marks as O or one more, not both lines."""
+    from itertools import product
+
+    for cells in product("XO.", repeat=9):
+        board = "".join(cells)
+        x, o = board.count("X"), board.count("O")
+        if x - o in (0, 1) and not (ttt_line(board, "X") and ttt_line(board, "O")):
+            yield board

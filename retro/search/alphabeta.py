@@ -563,11 +563,11 @@ class Solver:
 
 @dataclass(frozen=True)
 class Solution:
-    """What the alpha-beta solver found for a Three Musketeers position."""
+    """What a weak solver found for a position (Three Musketeers; alpha-beta: tic-tac-toe too)."""
 
     position: Position
-    winner: Side
-    plies: int | None  # None when only who wins was asked
+    winner: Side | None  # None for a draw
+    plies: int | None  # None when only who wins was asked, or for a draw
     best_move: Move | None  # a winning move for the winner to move; a best move in exact mode
     line: list[Move] = field(default_factory=list)  # principal line (exact mode)
     stats: SearchStats = field(default_factory=SearchStats)
@@ -575,7 +575,7 @@ class Solution:
     def as_dict(self) -> dict:
         return {
             "position": str(self.position),
-            "winner": self.winner.value,
+            "winner": None if self.winner is None else self.winner.value,
             "plies": self.plies,
             "best_move": str(self.best_move) if self.best_move else None,
             "line": [str(m) for m in self.line],
@@ -583,31 +583,53 @@ class Solution:
         }
 
 
+def _describe(tables: GameTables) -> str:
+    if tables.game == games.MUSKETEERS:
+        return f"{tables.size}x{tables.size} Three Musketeers"
+    return "tic-tac-toe" if tables.game == games.TICTACTOE else "Nim"
+
+
 def musketeers_solver(size: int, **options) -> Solver:
     """A :class:`Solver` for Three Musketeers on a ``size``×``size`` board."""
     return Solver(games.game_tables(games.MUSKETEERS, size), **options)
 
 
-def winner_of(value: int, side_to_move: Side) -> Side:
+def winner_of(value: int, side_to_move):
+    """The winner a value (for the side to move) stands for; None for a draw (0)."""
+    if value == 0:
+        return None
     return side_to_move if value > 0 else side_to_move.other
 
 
-def plies_of(value: int) -> int:
-    return WIN - abs(value)
+def plies_of(value: int) -> int | None:
+    """The plies to the end a value stands for; None for a draw (0)."""
+    return None if value == 0 else WIN - abs(value)
 
 
 def solve(position: Position | str, *, exact: bool = False, line: bool = True,
           solver: Solver | None = None) -> Solution:
     """Solve ``position`` by alpha-beta: who wins, and with ``exact`` in how many plies.
 
-    Pass a solver (of the position's board size) to reuse its table across calls.
+    ``position``: a Three Musketeers or tic-tac-toe position, or its text. Pass a
+    solver (of the position's game and board size) to reuse its table across calls.
     """
-    position = as_position(position)
-    solver = solver or musketeers_solver(position.size)
-    if solver.tables.game != games.MUSKETEERS or solver.tables.size != position.size:
-        raise ValueError(f"the solver is for {solver.tables.size}x{solver.tables.size}, "
-                         f"the position is {position.size}x{position.size}")
-    state = games.musketeers_state(position)
+    if isinstance(position, str):
+        from .. import games as registry
+
+        _, position = registry.identify(position)
+    from ..games.tictactoe import Position as TicTacToePosition
+
+    musketeers = isinstance(position, Position)
+    if not musketeers and not isinstance(position, TicTacToePosition):
+        raise TypeError(f"expected a Three Musketeers or tic-tac-toe position or its text, "
+                        f"got {type(position).__name__}")
+    tables = (games.game_tables(games.MUSKETEERS, position.size) if musketeers
+              else games.game_tables(games.TICTACTOE))
+    solver = solver or Solver(tables)
+    if solver.tables.game != tables.game or solver.tables.size != tables.size:
+        raise ValueError(f"the solver is for {_describe(solver.tables)}, the position is "
+                         f"{_describe(tables)}")
+    state = games.pack(position)
     before = solver.stats
     if exact:
         value = solver.value(state, exact=True)
@@ -621,7 +643,8 @@ def solve(position: Position | str, *, exact: bool = False, line: bool = True,
     stats = SearchStats(after.nodes - before.nodes, after.table_probes - before.table_probes,
                         after.table_hits - before.table_hits, after.cutoffs - before.cutoffs,
                         after.seconds - before.seconds)
-    as_moves = [games.musketeers_move(m, position.size) for m in moves]
+    as_moves = [games.musketeers_move(m, position.size) if musketeers else games.tictactoe_move(m)
+                for m in moves]
     return Solution(position, winner_of(value, position.side), plies,
                     as_moves[0] if as_moves else None,
                     as_moves if exact and line else [], stats)

@@ -277,15 +277,8 @@ def _store(table, bucket, key, phi, delta, depth, win_from, no_win_upto, work):
 @njit(cache=True, inline="always")
 def _move_count(state, n, full, not_first, not_last):
     """Legal moves of an unfinished Three Musketeers state, by popcounts."""
-    musketeers = (state >> games.MUSKETEER_SHIFT) & full
-    enemies = state >> games.ENEMY_SHIFT
-    if state & 1:
-        movers, targets = enemies, full & ~(musketeers | enemies)
-    else:
-        movers, targets = musketeers, enemies
-    return (popcount((movers >> n) & targets) + popcount((movers << n) & targets)
-            + popcount((movers >> 1) & not_last & targets)
-            + popcount((movers << 1) & not_first & targets))
+    return rules.move_count(state & 1, (state >> games.MUSKETEER_SHIFT) & full,
+                            state >> games.ENEMY_SHIFT, n, full, not_first, not_last)
 
 
 @njit(cache=True, inline="always")
@@ -377,14 +370,8 @@ def _fresh(state, budget, winner, init, captures, n, full, not_first, not_last):
     empty = full & ~(musketeers | enemies)
     best, steps = INFINITY, 0
     for direction in range(4):
-        if direction == 0:
-            arrivals, step = (enemies >> n) & empty, -n
-        elif direction == 1:
-            arrivals, step = (enemies << n) & empty, n
-        elif direction == 2:
-            arrivals, step = (enemies >> 1) & not_last & empty, -1
-        else:
-            arrivals, step = (enemies << 1) & not_first & empty, 1
+        arrivals = rules.step(enemies, direction, n, full, not_first, not_last) & empty
+        step = rules.step_offset(direction, n)
         while arrivals:
             b = lowest_bit_index(arrivals)
             arrivals &= arrivals - 1

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from ..games.musketeers import rules
+from ..games.tictactoe import rules as ttt_rules
 from ..bits import lowest_bit_index, popcount, triple_rank
 from ..games.musketeers.position import Move, Position, Side, square_name
 
@@ -40,8 +41,6 @@ MAX_MOVES = 128
 # Nim: up to four heaps of at most 15, four bits each.
 NIM_HEAPS = 4
 # Tic-tac-toe: X bits 0..8, O bits 9..17, bit 18 set when O is to move.
-TTT_LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001,
-             0b010010010, 0b100100100, 0b100010001, 0b001010100)
 TTT_O_TO_MOVE = 1 << 18
 # Three Musketeers: bit 0 = enemy to move, musketeers << 1, enemies << 26.
 MUSKETEER_SHIFT, ENEMY_SHIFT = 1, 26
@@ -114,7 +113,7 @@ def game_tables(game: int, size: int = rules.DEFAULT_SIZE) -> GameTables:
                                for s in range(b.squares)], dtype=np.int64)
     return GameTables(game, side_mask, b.size, b.full, b.not_first_col, b.not_last_col,
                       *shifts, b.row_mask, b.col_mask, neighbour_mask, b.symmetry,
-                      _symmetry_bytes(b.symmetry), trios, np.array(TTT_LINES, dtype=np.int64))
+                      _symmetry_bytes(b.symmetry), trios, np.asarray(ttt_rules.LINES))
 
 
 # --- inlined primitives over plain arguments ---------------------------------------------
@@ -149,21 +148,19 @@ def _generate(state, game, n, full, not_first_col, not_last_col, row_mask, col_m
         enemies = state >> ENEMY_SHIFT
         if rules.in_line(musketeers, row_mask, col_mask):
             return 0
-        if state & 1:
-            movers, targets = enemies, full & ~(musketeers | enemies)
-        else:
-            movers, targets = musketeers, enemies
-        count = _emit((movers >> n) & targets, -n, out, 0)  # up a row
-        count = _emit((movers << n) & targets, n, out, count)  # down a row
-        count = _emit((movers >> 1) & not_last_col & targets, -1, out, count)  # left
-        return _emit((movers << 1) & not_first_col & targets, 1, out, count)  # right
+        movers, targets = rules.movers_and_targets(state & 1, musketeers, enemies, full)
+        count = 0
+        for direction in range(4):
+            count = _emit(rules.step(movers, direction, n, full, not_first_col, not_last_col) & targets,
+                          rules.step_offset(direction, n), out, count)
+        return count
     count = 0
     if game == TICTACTOE:
-        occupied = (state | (state >> 9)) & 0x1FF
-        for cell in range(9):
-            if not (occupied >> cell) & 1:
-                out[count] = cell
-                count += 1
+        empty = ttt_rules.FULL & ~(state | (state >> 9))
+        while empty:
+            out[count] = lowest_bit_index(empty)
+            empty &= empty - 1
+            count += 1
         return count
     for heap in range(NIM_HEAPS):
         for take in range(1, ((state >> (4 * heap)) & 0xF) + 1):
@@ -195,21 +192,18 @@ def _terminal(state, game, n, full, not_first_col, not_last_col, row_mask, col_m
         enemies = state >> ENEMY_SHIFT
         if rules.in_line(musketeers, row_mask, col_mask):  # rule 3
             return True, 1 if state & 1 else -1
-        if state & 1:
-            free = full & ~(musketeers | enemies)
-            stuck = (rules.reach(enemies, n, full, not_first_col, not_last_col) & free) == 0
-        else:
-            stuck = (rules.reach(musketeers, n, full, not_first_col, not_last_col) & enemies) == 0
-        if stuck:  # rule 4: the musketeers have won
+        movers, targets = rules.movers_and_targets(state & 1, musketeers, enemies, full)
+        if (rules.reach(movers, n, full, not_first_col, not_last_col) & targets) == 0:
+            # rule 4: the musketeers have won
             return True, -1 if state & 1 else 1
         return False, 0
     if game == TICTACTOE:
-        x, o = state & 0x1FF, (state >> 9) & 0x1FF
-        previous = x if state & TTT_O_TO_MOVE else o
-        for line in lines:
-            if previous & line == line:
-                return True, -1
-        return (x | o) == 0x1FF, 0
+        result = ttt_rules.winner(state & 0x1FF, (state >> 9) & 0x1FF, lines)
+        if result == ttt_rules.NO_WINNER:
+            return False, 0
+        if result == ttt_rules.DRAW:
+            return True, 0
+        return True, 1 if (result == ttt_rules.O) == ((state & TTT_O_TO_MOVE) != 0) else -1
     return state == 0, -1  # normal play: who cannot move (all heaps empty) loses
 
 
@@ -390,6 +384,28 @@ def ttt_state(board: str) -> int:
     return x | (o << 9) | (TTT_O_TO_MOVE if x.bit_count() > o.bit_count() else 0)
 
 
+def tictactoe_state(position) -> int:
+    """Pack a tic-tac-toe position of :mod:`retro.games.tictactoe`."""
+    return position.x | (position.o << 9) | (TTT_O_TO_MOVE if position.side.code else 0)
+
+
+def weak_game(name: str, variant: str = "") -> GameTables | None:
+    """The weak solvers' tables of a registered game (by its registry name), or None
+    when they do not play it (the morris games: their positions repeat)."""
+    if name == "three-musketeers":
+        return game_tables(MUSKETEERS, int(variant.split("x")[0]))
+    if name == "tic-tac-toe":
+        return game_tables(TICTACTOE)
+    return None
+
+
+def pack(position) -> int:
+    """A position of a registered game as the weak solvers' state."""
+    if isinstance(position, Position):
+        return musketeers_state(position)
+    return tictactoe_state(position)
+
+
 def musketeers_state(position: Position) -> int:
     """Pack a :class:`Position`."""
     return (position.side.code
@@ -401,6 +417,13 @@ def musketeers_position(state: int, size: int) -> Position:
     full = (1 << (size * size)) - 1
     return Position(Side.from_code(state & 1), (state >> MUSKETEER_SHIFT) & full,
                     state >> ENEMY_SHIFT, size)
+
+
+def tictactoe_move(code: int):
+    """A tic-tac-toe move (the square's number) as the game's move."""
+    from ..games.tictactoe import NAMES, Move as TicTacToeMove
+
+    return TicTacToeMove(NAMES[code])
 
 
 def musketeers_move(code: int, size: int) -> Move:

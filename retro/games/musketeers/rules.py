@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...bits import lowest_bit_index
+from ...bits import lowest_bit_index, popcount
 
 SIZES = (3, 4, 5)
 DEFAULT_SIZE = 5
@@ -130,6 +130,53 @@ def reach(bb, n, full, not_first_col, not_last_col):
     return up_down | ((bb >> 1) & not_last_col) | ((bb << 1) & not_first_col)
 
 
+# Directions of a step: 0 up a row, 1 down a row, 2 left, 3 right (as DIRECTIONS), and
+# how far a piece's square number moves with each, on an n×n board: -n, n, -1, 1.
+
+
+@njit(cache=True, inline="always")
+def step(bb, direction, n, full, not_first_col, not_last_col):
+    """The squares one step away from the squares of ``bb`` in ``direction``, on the board."""
+    if direction == 0:
+        return bb >> n
+    if direction == 1:
+        return (bb << n) & full
+    if direction == 2:
+        return (bb >> 1) & not_last_col
+    return (bb << 1) & not_first_col
+
+
+@njit(cache=True, inline="always")
+def step_offset(direction, n):
+    """How a square's number changes with a step in ``direction``: -n, n, -1 or 1."""
+    if direction == 0:
+        return -n
+    if direction == 1:
+        return n
+    if direction == 2:
+        return -1
+    return 1
+
+
+@njit(cache=True, inline="always")
+def movers_and_targets(side, musketeers, enemies, full):
+    """The pieces of the side to move and the squares they may step onto (rules 1, 2):
+    musketeers onto enemy men, enemy men onto empty squares."""
+    if side == MUSKETEERS:
+        return musketeers, enemies
+    return enemies, full & ~(musketeers | enemies)
+
+
+@njit(cache=True, inline="always")
+def move_count(side, musketeers, enemies, n, full, not_first_col, not_last_col):
+    """The number of legal steps of the side to move (ignores rule 3)."""
+    movers, targets = movers_and_targets(side, musketeers, enemies, full)
+    count = 0
+    for direction in range(4):
+        count += popcount(step(movers, direction, n, full, not_first_col, not_last_col) & targets)
+    return count
+
+
 @njit(cache=True, inline="always")
 def in_line(musketeers, row_mask, col_mask):
     """True when the three musketeers stand in one row or one column (rule 3)."""
@@ -152,10 +199,8 @@ def aligned(musketeers, b):
 @njit(cache=True)
 def has_legal_move(side, musketeers, enemies, b):
     """True when the side to move has at least one legal move (ignores rule 3)."""
-    if side == MUSKETEERS:
-        return (neighbourhood(musketeers, b) & enemies) != 0
-    empty = b.full & ~(musketeers | enemies)
-    return (neighbourhood(enemies, b) & empty) != 0
+    movers, targets = movers_and_targets(side, musketeers, enemies, b.full)
+    return (neighbourhood(movers, b) & targets) != 0
 
 
 @njit(cache=True)
@@ -184,10 +229,7 @@ def moves_into(side, musketeers, enemies, full, neighbours, row_mask, col_mask, 
     if in_line(musketeers, row_mask, col_mask):
         return 0
     count = 0
-    if side == MUSKETEERS:
-        movers, targets = musketeers, enemies
-    else:
-        movers, targets = enemies, full & ~(musketeers | enemies)
+    movers, targets = movers_and_targets(side, musketeers, enemies, full)
     rest = movers
     while rest:
         sq = lowest_bit_index(rest)
@@ -214,10 +256,7 @@ def checked_play(side, musketeers, enemies, source, target, b):
     """
     if winner(side, musketeers, enemies, b) != NO_WINNER:
         return GAME_OVER, musketeers, enemies
-    if side == MUSKETEERS:
-        movers, targets = musketeers, enemies
-    else:
-        movers, targets = enemies, b.full & ~(musketeers | enemies)
+    movers, targets = movers_and_targets(side, musketeers, enemies, b.full)
     if not ((movers >> source) & 1 and (targets >> target) & 1):
         return ILLEGAL, musketeers, enemies
     for d in range(4):

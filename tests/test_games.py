@@ -1,0 +1,149 @@
+"""The game protocol's contract, for every registered game; and files of retro 0.2.
+
+Each game must keep its promises to the engine: the index is a bijection between a
+tier's entries and its positions, every move lands in the tier itself or in one the
+game declares (and declared tiers come first in solving order), finished positions
+are exactly those without moves, the notation round-trips, the jitted expansion
+agrees with the positions' own moves, and symmetric positions share a value.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import h5py
+import numpy as np
+import pytest
+
+from retro import games, open_database
+from retro.engine.build import build
+from retro.games.protocol import OPEN
+
+SAMPLES = 150  # entries per tier (every entry of smaller tiers)
+SMALL = [g for g in games.every_game() if sum(g.tier_size(t) for t in g.tiers()) < 2_000_000]
+
+
+def ids(game):
+    return game.full_name.replace(" ", "-")
+
+
+def sample_entries(game, tier, rng, count=SAMPLES):
+    size = game.tier_size(tier)
+    if size <= count:
+        return range(size)
+    return sorted(rng.sample(range(size), count))
+
+
+def sample_positions(game, rng, count=SAMPLES):
+    for tier in game.tiers():
+        for entry in sample_entries(game, tier, rng, count):
+            position = game.position_at(tier, entry)
+            if position is not None:
+                yield tier, entry, position
+
+
+@pytest.mark.parametrize("game", games.every_game(), ids=ids)
+def test_index_round_trips_and_children_land_in_declared_tiers(game):
+    rng = random.Random(1)
+    order = {tier: i for i, tier in enumerate(game.tiers())}
+    for tier in game.tiers():
+        assert all(order[child] < order[tier] for child in game.child_tiers(tier)), tier
+    seen = 0
+    for tier, entry, position in sample_positions(game, rng, 40 if game.tier_size(0) > 10**6 else SAMPLES):
+        seen += 1
+        assert game.tier_of(position) == tier
+        assert game.index(position) == entry
+        assert game.parse(str(position)) == position
+        allowed = {tier, *game.child_tiers(tier)}
+        moves = position.legal_moves()
+        assert position.is_over() == (not moves)
+        for move in moves:
+            child = position.play(move)
+            assert game.tier_of(child) in allowed, (position, move)
+            assert game.parse_move(str(move)) == move
+    assert seen > 0
+
+
+@pytest.mark.parametrize("game", [g for g in SMALL if g.name != "three-musketeers"], ids=ids)
+def test_the_expansion_is_the_positions_own_moves(game):
+    """The jitted expansion (what the solvers and verify read) against Position.legal_moves
+    and play, entry by entry."""
+    rng = random.Random(2)
+    for tier in game.tiers():
+        expansion = game.expand(tier)
+        assert expansion.tiers[0] == tier and set(expansion.tiers[1:]) == set(game.child_tiers(tier))
+        for entry in sample_entries(game, tier, rng):
+            position = game.position_at(tier, entry)
+            children = Counter((expansion.tiers[expansion.child_tier[e]], int(expansion.child_entry[e]))
+                               for e in range(expansion.starts[entry], expansion.starts[entry + 1]))
+            if position is None:
+                assert not children and expansion.finished[entry] != OPEN
+                continue
+            assert expansion.side[entry] == position.side.code
+            if position.is_over():
+                assert not children and expansion.finished[entry] == game.finished_value(position)
+                continue
+            assert expansion.finished[entry] == OPEN
+            expected = Counter()
+            for move in position.legal_moves():
+                child = position.play(move)
+                expected[(game.tier_of(child), game.index(child))] += 1
+            assert children == expected, position
+
+
+@pytest.fixture(scope="module")
+def small_databases(db3, db_ttt):
+    return {"three-musketeers 3x3": db3, "tic-tac-toe": db_ttt}
+
+
+@pytest.mark.parametrize("name", ["three-musketeers 3x3", "tic-tac-toe"])
+def test_symmetric_positions_share_a_value(small_databases, name):
+    with open_database(small_databases[name]) as db:
+        rng = random.Random(3)
+        for _, _, position in sample_positions(db.game, rng):
+            outcome = db.probe(position)
+            for image in position.symmetric_images():
+                assert db.probe(image) == outcome, (position, image)
+            if position.is_over():
+                assert outcome.plies in (0, None)
+
+
+def test_every_game_is_registered_once_with_a_default_file():
+    names = [game.full_name for game in games.every_game()]
+    assert len(names) == len(set(names))
+    for game in games.every_game():
+        assert games.get(game.name, game.variant) is game
+        assert game.rules and game.description and game.notation
+        assert game.sides.from_code(0).code == 0 and game.sides.from_code(1).other.code == 0
+
+
+def test_a_retro_0_2_file_opens_with_every_value(db3, tmp_path):
+    """tests/data holds the 3x3 database retro 0.2 wrote (format 1): it opens, names its
+    game, and holds exactly the values of a fresh build (format 2)."""
+    from pathlib import Path
+
+    legacy = Path(__file__).parent / "data" / "three-musketeers-3x3-retro-0.2.h5"
+    with h5py.File(legacy, "r") as f:
+        assert f.attrs["format"] == b"retro-three-musketeers" and f.attrs["format_version"] == 1
+    with open_database(legacy) as old, open_database(db3) as new:
+        assert old.game is new.game is games.get("three-musketeers", "3x3")
+        assert old.digest == new.digest
+        for layer in old.tiers:
+            assert np.array_equal(old._file.read(layer), new._file.read(layer))
+        start = old.game.start()
+        assert old.probe(start) == new.probe(start)
+        assert old.moves(start) == new.moves(start)
+    from retro.verify import verify
+
+    assert verify(legacy, progress=False).ok
+
+
+def test_the_file_names_its_game(db_ttt):
+    with h5py.File(db_ttt, "r") as f:
+        assert f.attrs["format"] == b"retro" and f.attrs["format_version"] == 2
+        assert f.attrs["game"] == b"tic-tac-toe" and f.attrs["variant"] == b""
+        assert f.attrs["rules"].decode() == games.get("tic-tac-toe").rules
+        for name in ("marks_0", "marks_9"):
+            dataset = f["tiers"][name]
+            assert dataset.fletcher32 and dataset.compression == "gzip" and "sha256" in dataset.attrs

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import NotationError, PositionError
+from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
 from .musketeers import ThreeMusketeers
 from .protocol import Game, Side
 from .tictactoe import TicTacToe
@@ -19,6 +20,9 @@ GAMES: dict[str, type[Game]] = {
     for game in (
         ThreeMusketeers,
         TicTacToe,
+        ThreeMensMorris,
+        ThreeMensMorrisDiagonal,
+        SixMensMorris,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name

@@ -37,6 +37,22 @@ def db_ttt(db_dir):
     return build("tic-tac-toe", db_dir / "tic-tac-toe.h5", progress=False).path
 
 
+@pytest.fixture(scope="session")
+def db_3mm(db_dir):
+    return build("three-mens-morris", db_dir / "three-mens-morris.h5", progress=False).path
+
+
+@pytest.fixture(scope="session")
+def db_3mm_diagonal(db_dir):
+    return build("three-mens-morris-diagonal", db_dir / "three-mens-morris-diagonal.h5",
+                 progress=False).path
+
+
+@pytest.fixture(scope="session")
+def db_6mm(db_dir):
+    return build("six-mens-morris", db_dir / "six-mens-morris.h5", progress=False).path
+
+
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""

@@ -21,7 +21,6 @@ from retro.engine.build import build
 from retro.games.protocol import OPEN
 
 SAMPLES = 150  # entries per tier (every entry of smaller tiers)
-SMALL = [g for g in games.every_game() if sum(g.tier_size(t) for t in g.tiers()) < 2_000_000]
 
 
 def ids(game):
@@ -50,7 +49,8 @@ def test_index_round_trips_and_children_land_in_declared_tiers(game):
     for tier in game.tiers():
         assert all(order[child] < order[tier] for child in game.child_tiers(tier)), tier
     seen = 0
-    for tier, entry, position in sample_positions(game, rng, 40 if game.tier_size(0) > 10**6 else SAMPLES):
+    big = sum(game.tier_size(t) for t in game.tiers()) > 10**6
+    for tier, entry, position in sample_positions(game, rng, 40 if big else SAMPLES):
         seen += 1
         assert game.tier_of(position) == tier
         assert game.index(position) == entry
@@ -65,7 +65,8 @@ def test_index_round_trips_and_children_land_in_declared_tiers(game):
     assert seen > 0
 
 
-@pytest.mark.parametrize("game", [g for g in SMALL if g.name != "three-musketeers"], ids=ids)
+@pytest.mark.parametrize("game", [g for g in games.every_game() if g.name != "three-musketeers"],
+                         ids=ids)
 def test_the_expansion_is_the_positions_own_moves(game):
     """The jitted expansion (what the solvers and verify read) against Position.legal_moves
     and play, entry by entry."""
@@ -73,7 +74,7 @@ def test_the_expansion_is_the_positions_own_moves(game):
     for tier in game.tiers():
         expansion = game.expand(tier)
         assert expansion.tiers[0] == tier and set(expansion.tiers[1:]) == set(game.child_tiers(tier))
-        for entry in sample_entries(game, tier, rng):
+        for entry in sample_entries(game, tier, rng, 30 if game.name == "six-mens-morris" else SAMPLES):
             position = game.position_at(tier, entry)
             children = Counter((expansion.tiers[expansion.child_tier[e]], int(expansion.child_entry[e]))
                                for e in range(expansion.starts[entry], expansion.starts[entry + 1]))
@@ -93,15 +94,17 @@ def test_the_expansion_is_the_positions_own_moves(game):
 
 
 @pytest.fixture(scope="module")
-def small_databases(db3, db_ttt):
-    return {"three-musketeers 3x3": db3, "tic-tac-toe": db_ttt}
+def small_databases(db3, db_ttt, db_3mm, db_3mm_diagonal, db_6mm):
+    return {"three-musketeers 3x3": db3, "tic-tac-toe": db_ttt, "three-mens-morris": db_3mm,
+            "three-mens-morris-diagonal": db_3mm_diagonal, "six-mens-morris": db_6mm}
 
 
-@pytest.mark.parametrize("name", ["three-musketeers 3x3", "tic-tac-toe"])
+@pytest.mark.parametrize("name", ["three-musketeers 3x3", "tic-tac-toe", "three-mens-morris",
+                                  "three-mens-morris-diagonal", "six-mens-morris"])
 def test_symmetric_positions_share_a_value(small_databases, name):
     with open_database(small_databases[name]) as db:
         rng = random.Random(3)
-        for _, _, position in sample_positions(db.game, rng):
+        for _, _, position in sample_positions(db.game, rng, 20 if name == "six-mens-morris" else SAMPLES):
             outcome = db.probe(position)
             for image in position.symmetric_images():
                 assert db.probe(image) == outcome, (position, image)

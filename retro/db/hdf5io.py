@@ -39,15 +39,17 @@ def digest(values: np.ndarray) -> str:
 
 
 
-def create_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str) -> h5py.Dataset:
-    """Write one tier (in its stored order) with the standard filters and its digest."""
+def create_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
+                   level: int = GZIP_LEVEL) -> h5py.Dataset:
+    """Write one tier (in its stored order) with the standard filters (gzip at ``level``,
+    Fletcher32) and its digest."""
     shape = values.shape
     dataset = group.create_dataset(
         name,
         data=values,
         chunks=chunk_shape(*shape) if len(shape) == 2 else (max(1, min(shape[0], CHUNK_BYTES // values.itemsize)),),
         compression="gzip",
-        compression_opts=GZIP_LEVEL,
+        compression_opts=level,
         fletcher32=True,
     )
     set_text(dataset.attrs, "sha256", sha256)
@@ -67,7 +69,7 @@ def copy_dataset(source: h5py.Dataset, group: h5py.Group, what: str) -> None:
         dtype=source.dtype,
         chunks=source.chunks,
         compression="gzip",
-        compression_opts=GZIP_LEVEL,
+        compression_opts=source.compression_opts,
         fletcher32=True,
     )
     for chunk in source.iter_chunks():

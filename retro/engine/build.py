@@ -520,7 +520,8 @@ class _Checkpoints:
         buffer, f = self._new(tier)
         with f:
             group = f[dataset_path(self.game, tier).rsplit("/", 1)[0]]
-            dataset = create_dataset(group, self.game.tier_name(tier), stored, digest(stored))
+            dataset = create_dataset(group, self.game.tier_name(tier), stored, digest(stored),
+                                     self.game.gzip_level)
             for key, value in self.game.tier_attrs(tier).items():
                 dataset.attrs[key] = value
             dataset.attrs["seconds"] = seconds

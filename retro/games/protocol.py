@@ -166,6 +166,7 @@ class Game:
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)
     symmetries: ClassVar[int] = 1
+    gzip_level: ClassVar[int] = 3  # of the stored tiers: 9 packs small tables tighter
 
     def __init__(self, variant: str = "") -> None:
         if variant not in self.variants:

@@ -239,6 +239,10 @@ class TicTacToe(Game):
     def child_tiers(self, tier: int) -> tuple[int, ...]:
         return (tier + 1,) if tier < rules.SQUARES else ()
 
+    def positions_in(self, tier: int) -> int:
+        """The legal boards of the tier (its entries, less those where both have a line)."""
+        return sum(self.position_at(tier, entry) is not None for entry in range(self.tier_size(tier)))
+
     def tier_of(self, position: Position) -> int:
         return position.marks
 

@@ -166,7 +166,7 @@ class Game:
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)
     symmetries: ClassVar[int] = 1
-    gzip_level: ClassVar[int] = 3  # of the stored tiers: 9 packs small tables tighter
+    gzip_level: ClassVar[int] = 3  # of the stored tiers (Three Musketeers: 3, as in retro 0.2)
 
     def __init__(self, variant: str = "") -> None:
         if variant not in self.variants:

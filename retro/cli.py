@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import __version__, rules
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
+from .errors import quoted
 from .position import Position, PositionError, Side
 from .storage import DatabaseError, default_path
 
@@ -48,21 +49,27 @@ def _table_bits(text: str) -> int:
     except ValueError:
         bits = None
     if bits is None or not 10 <= bits <= 30:
-        raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {quoted(text)}")
     return bits
+
+
+def _whole_number(text: str, digits: int) -> bool:
+    """Whether ``text`` is a number of at most ``digits`` ASCII digits (``'²'.isdigit()``
+    is true, and a long one would meet Python's limit on conversions)."""
+    return text.isascii() and text.isdigit() and len(text) <= digits
 
 
 def _port(text: str) -> int:
     """argparse type of --port: 0 (any free port) to 65535."""
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {text!r}")
+    if not _whole_number(text, 5) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {quoted(text)}")
     return int(text)
 
 
 def _workers(text: str) -> int:
     """argparse type of --workers: 1 to 64 processes."""
-    if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {text!r}")
+    if not _whole_number(text, 2) or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {quoted(text)}")
     return int(text)
 
 

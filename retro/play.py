@@ -34,7 +34,7 @@ from typing import TextIO
 import numpy as np
 
 from . import rules
-from .errors import UnknownCommandError  # re-exported
+from .errors import UnknownCommandError, quoted  # UnknownCommandError: re-exported
 from .outcome import Outcome
 from .position import FILES, IllegalMoveError, Move, NotationError, Position, Side
 from .lookup import child_positions
@@ -221,9 +221,9 @@ def play_game(db: Database, human: Side | str = Side.MUSKETEERS, start: Position
             except NotationError as error:
                 if strict:
                     raise UnknownCommandError(
-                        f"{command!r} is neither a move like '{_example(position, human)}' "
+                        f"{quoted(command)} is neither a move like '{_example(position, human)}' "
                         f"nor a command ({', '.join(COMMANDS)})") from error
-                say(f"{command!r} is neither a move like '{_example(position, human)}' "
+                say(f"{quoted(command)} is neither a move like '{_example(position, human)}' "
                     f"nor a command ({', '.join(COMMANDS)})")
                 continue
             except IllegalMoveError as error:

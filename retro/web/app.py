@@ -23,25 +23,36 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import PositionError
+from ..errors import PositionError, quoted
 from .openapi import docs_html, openapi
-from .service import MAX_BATCH, RequestError, Service, TooLargeError, content_tag, public_error
+from .service import (
+    MAX_BATCH,
+    RequestError,
+    Service,
+    TooLargeError,
+    Unwritable,
+    content_tag,
+    public_error,
+)
 from .shared import POLL_SECONDS
 
 log = logging.getLogger("retro.web")
 
 MAX_BODY = 1 << 20  # bytes of a POST body
 MAX_QUERY = 2048  # bytes of a query string
+MAX_NUMBER_DIGITS = 100  # characters of a number in a body that are converted
 ANSWER_CACHE_BYTES = 16 << 20  # recent GET answers kept per worker
 API_CACHE = "public, max-age=3600"  # values never change for a given ETag; revalidate hourly
 PAGE_CACHE = "no-cache"  # the page: always revalidated (a cheap 304)
@@ -172,13 +183,19 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     play = api(("position", "seed"),
                lambda q: (service.play(q.get("position"), q.get("seed")), q.get("seed") is not None))
 
+    batch_turns: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
     async def probe(request: Request) -> Response:
         if request.method != "POST":
             return await probe_get(request)
         try:
             _query(request, ())
             items = _positions(await _body(request))
-            body = service.batch(items)
+            # In a thread, so the event loop answers other requests meanwhile (a batch
+            # on disk takes seconds); one at a time, so that a queue of batches waits
+            # here rather than in threads that all compete for the interpreter.
+            async with batch_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock()):
+                body = await run_in_threadpool(service.batch, items)
         except ClientDisconnect:
             return Response(None, 400)
         except Exception as exc:  # noqa: BLE001
@@ -302,11 +319,10 @@ def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
     query: dict[str, str] = {}
     for key, value in items:
         if key not in allowed:
-            shown = key if len(key) <= 30 else key[:30] + "..."
             takes = f"it takes {', '.join(allowed)}" if allowed else "it takes none"
-            raise RequestError(f"unknown parameter {shown!r} for {request.url.path}; {takes}")
+            raise RequestError(f"unknown parameter {quoted(key, 30)} for {request.url.path}; {takes}")
         if key in query:
-            raise RequestError(f"parameter {key!r} is given more than once")
+            raise RequestError(f"parameter {quoted(key, 30)} is given more than once")
         query[key] = value
     return query
 
@@ -330,19 +346,22 @@ def _positions(body: bytes) -> list:
     if not body.strip():
         raise RequestError(f"empty body: {usage}")
     try:
-        data = json.loads(body, parse_constant=_not_json)
+        data = json.loads(body, parse_constant=_not_json, parse_int=_integer, parse_float=_float)
     except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, nesting too deep
-        if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-            detail = str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        if isinstance(exc, json.JSONDecodeError):
+            detail = f"{exc.msg.lower()} at line {exc.lineno}, column {exc.colno}"
+        elif isinstance(exc, UnicodeDecodeError):
+            detail = "not UTF-8"
+        elif isinstance(exc, RecursionError):
+            detail = "nested too deeply"
         else:
-            detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            detail = str(exc) if isinstance(exc, NotJSONError) else "not JSON"
         raise RequestError(f"the body is not valid JSON ({detail}): {usage}") from None
     if not isinstance(data, dict):
         raise RequestError(usage)
     unknown = sorted(set(data) - {"positions"})
     if unknown:
-        shown = unknown[0] if len(unknown[0]) <= 30 else unknown[0][:30] + "..."
-        raise RequestError(f"unknown field {shown!r}: {usage}")
+        raise RequestError(f"unknown field {quoted(unknown[0], 30)}: {usage}")
     items = data.get("positions")
     if not isinstance(items, list):
         raise RequestError(usage)
@@ -351,9 +370,24 @@ def _positions(body: bytes) -> list:
     return items
 
 
+class NotJSONError(ValueError):
+    """A constant Python's JSON reader accepts but the standard does not."""
+
+
 def _not_json(constant: str):
     """``NaN`` and ``Infinity`` are not JSON: refuse them as the standard does."""
-    raise ValueError(f"{constant} is not a JSON value")
+    raise NotJSONError(f"{constant} is not a JSON value")
+
+
+def _integer(text: str) -> int | Unwritable:
+    # Python refuses to convert more than 4,300 digits (with a message naming sys);
+    # a position is never a number, so any long one is simply not echoed.
+    return int(text) if len(text) <= MAX_NUMBER_DIGITS else Unwritable()
+
+
+def _float(text: str) -> float | Unwritable:
+    value = float(text)
+    return value if math.isfinite(value) else Unwritable()  # 1e400 would echo as Infinity
 
 
 def _static_files() -> tuple[dict[str, tuple[bytes, str]], tuple[bytes, str]]:

@@ -23,6 +23,7 @@ from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .errors import quoted
 from .position import Position, PositionError, Side
 from .storage import DatabaseError, default_path
+from .web.limits import Limits
 
 EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -71,6 +72,24 @@ def _workers(text: str) -> int:
     if not _whole_number(text, 2) or not 1 <= int(text) <= 64:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {quoted(text)}")
     return int(text)
+
+
+def _connections(text: str) -> int:
+    """argparse type of --max-connections: 1 to 100,000 per worker."""
+    if not _whole_number(text, 6) or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 100000, not {quoted(text)}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """argparse type of the --*-timeout options: more than 0, at most a day."""
+    try:
+        seconds = float(text) if text.isascii() and len(text) <= 20 else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not 0 < seconds <= 86_400:  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, not {quoted(text)}")
+    return seconds
 
 
 class _Parser(argparse.ArgumentParser):
@@ -224,6 +243,19 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--workers", type=_workers, default=1, metavar="N",
                        help="server processes sharing the port and the files (default: 1)")
+    limits = Limits()
+    serve.add_argument("--max-connections", type=_connections, default=limits.max_connections,
+                       metavar="N", help="open connections per worker; a request on one more "
+                       f"gets 503 (default: {limits.max_connections})")
+    serve.add_argument("--head-timeout", type=_seconds, default=limits.head_timeout, metavar="S",
+                       help="seconds a client has to send a request's line and headers, else "
+                       f"408 (default: {limits.head_timeout:g})")
+    serve.add_argument("--body-timeout", type=_seconds, default=limits.body_timeout, metavar="S",
+                       help="seconds a client has to send a request's body once its headers "
+                       f"are in, else 408 (default: {limits.body_timeout:g})")
+    serve.add_argument("--keep-alive", type=_seconds, default=limits.keep_alive, metavar="S",
+                       help="seconds an idle connection stays open between requests "
+                       f"(default: {limits.keep_alive:g})")
     return parser
 
 
@@ -462,7 +494,9 @@ def _crosscheck(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from .web.server import serve
 
-    return serve(args.db, host=args.host, port=args.port, workers=args.workers)
+    return serve(args.db, host=args.host, port=args.port, workers=args.workers,
+                 limits=Limits(head_timeout=args.head_timeout, body_timeout=args.body_timeout,
+                               keep_alive=args.keep_alive, max_connections=args.max_connections))
 
 
 def run() -> None:

@@ -9,16 +9,20 @@ process (signals, workers, the loader, two servers on one port) starts ``retro s
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
+import warnings
 
 import httpx
 import pytest
 
-from retro import Position
+from retro import open_database
 from retro.cli import main as cli
 from retro.errors import quoted
-from retro.web import Service
+from retro.web import Service, create_app
+from retro.web.shared import SharedValues, fill, supported
 
 START3 = "M .O. XOX .O."
 
@@ -123,3 +127,203 @@ def test_health_answers_during_batches(web_server):
     inside = [(a, z) for a, z in pings if any(a0 < a and z < z0 for a0, z0 in batches)]
     assert len(batches) == 4 and len(inside) >= 8, (batches, pings)
     assert max(z - a for a, z in pings) < 0.1, sorted(z - a for a, z in pings)[-5:]
+
+
+# --- the HTTP layer (items 1, 2, 7, 8, 9) ---------------------------------------------------
+
+STRICT = dict(head_timeout=0.6, body_timeout=0.6, keep_alive=0.6, max_connections=8)
+
+
+@pytest.fixture(scope="module")
+def strict_server(web_app):
+    """The session's app on a second live server with short timeouts and a small cap."""
+    from retro.web.limits import Limits
+    from tests.conftest import live_server
+
+    with live_server(web_app, Limits(**STRICT)) as url:
+        yield url
+
+
+def connect(url: str, timeout: float = 5) -> socket.socket:
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=timeout)
+    return sock
+
+
+def read_answer(sock: socket.socket) -> tuple[int, dict, bytes]:
+    """Status, headers and body of one answer; the connection must then be closed."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+def check_error(status: int, headers: dict, body: bytes, expected: int, words: str) -> None:
+    assert status == expected, (status, body)
+    assert headers["content-type"] == "application/json"
+    assert headers["access-control-allow-origin"] == "*" and headers["connection"] == "close"
+    answer = strict_json(body.decode())
+    assert set(answer) == {"error"} and words in answer["error"], answer
+
+
+def test_a_big_head_is_refused_before_it_is_buffered(web_server):
+    sock = connect(web_server)
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+    sent = 0
+    while not select.select([sock], [], [], 0.01)[0]:
+        sock.sendall(b"a" * 4096)
+        sent += 4096
+        assert sent < 1 << 20, "no answer after 1 MiB of header"
+    check_error(*read_answer(sock), 431, "the request head is larger than 32,768 bytes")
+    assert sent < 256 << 10
+    sock.close()
+    sock = connect(web_server)
+    sock.sendall(b"GET /" + b"a" * 40_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    check_error(*read_answer(sock), 414, "the request line is longer than 32,768 bytes")
+    sock.close()
+    big = httpx.get(web_server + "health", headers={"X-Big": "a" * 20_000})  # under the limit
+    assert big.status_code == 200 and big.json() == {"status": "ok"}
+    for garbage in (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 40, b"GET / HTTP/9\r\n\r\n"):
+        sock = connect(web_server)
+        sock.sendall(garbage)
+        check_error(*read_answer(sock), 400, "the request is not valid HTTP")
+        sock.close()
+
+
+def test_heads_of_many_clients_leave_others_unaffected(web_server):
+    """Ten clients each trying to send 4 MiB heads, five times: each is cut off after a
+    few tens of KiB, and /health stays fast meanwhile."""
+    cut_off = []
+
+    def attack() -> None:
+        for _ in range(5):
+            sock = connect(web_server)
+            try:
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+                for _ in range(64):
+                    sock.sendall(b"a" * (64 << 10))
+            except OSError:
+                cut_off.append(True)  # refused and closed while sending: what is wanted
+            sock.close()
+
+    threads = [threading.Thread(target=attack) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    latencies = []
+    with httpx.Client(base_url=web_server) as client:
+        while any(thread.is_alive() for thread in threads) or len(latencies) < 5:
+            start = time.perf_counter()
+            assert client.get("/health").status_code == 200
+            latencies.append(time.perf_counter() - start)
+    assert len(cut_off) == 50 and max(latencies) < 0.1, (len(cut_off), latencies)
+
+
+def test_slow_clients_are_timed_out(strict_server):
+    timeout = STRICT["head_timeout"]
+    clients = [connect(strict_server) for _ in range(4)]
+    clients[1].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # half a head
+    clients[2].sendall(b"POST /api/v1/probe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 100\r\n\r\n" + b'{"positions": [')  # a short body
+    clients[3].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")  # then idle
+    start = time.perf_counter()
+    assert clients[0].recv(100) == b""  # nothing sent: closed without a word
+    assert timeout * 0.9 < time.perf_counter() - start < timeout + 1
+    check_error(*read_answer(clients[1]), 408, f"the request head did not arrive within {timeout:g} s")
+    check_error(*read_answer(clients[2]), 408, f"the request body did not arrive within {timeout:g} s")
+    status, headers, body = read_answer(clients[3])  # the answer, then closed when idle
+    assert status == 200 and body == b'{"status":"ok"}'
+    assert time.perf_counter() - start < timeout + 1
+    for sock in clients:
+        sock.close()
+
+
+def test_connections_past_the_cap_get_503(strict_server):
+    held = []
+    for _ in range(STRICT["max_connections"]):
+        sock = connect(strict_server)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")  # open, and counted
+        held.append(sock)
+    extra = connect(strict_server)
+    extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, headers, body = read_answer(extra)
+    check_error(status, headers, body, 503, "connections open; try again shortly")
+    assert headers["retry-after"] == "1"
+    for sock in held:
+        sock.close()
+    deadline = time.monotonic() + 5
+    while True:  # once the others are gone, a new connection is served
+        response = httpx.get(strict_server + "health")
+        if response.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert response.status_code == 200
+
+
+def test_no_redirect_to_a_host_the_client_named(web_server, web_client):
+    for path in ("/health/", "/api/v1/probe/", "/api/v1/info/", "/static/app.js/"):
+        response = httpx.get(web_server.rstrip("/") + path, headers={"Host": "evil.example"})
+        assert response.status_code == 404 and "location" not in response.headers, path
+        assert response.json()["error"].startswith("no such path")
+        assert response.headers["access-control-allow-origin"] == "*"
+
+
+def test_every_answer_is_json_or_the_page_with_cors(web_server, web_client):
+    """The rule: every answer carries Access-Control-Allow-Origin: *; every answer but
+    the page's files (/, /static/*, /api/v1/docs) is JSON; the paths of the API and
+    /health refuse query parameters they do not take, the page's files take any."""
+    for path in ("/", "/static/app.js", "/static/style.css", "/api/v1/docs", "/api/v1/openapi.json",
+                 "/health", "/?start=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX&moves=e1-e2", "/static/app.js?v=1"):
+        response = web_client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["access-control-allow-origin"] == "*", path
+        again = web_client.get(path, headers={"If-None-Match": response.headers.get("etag", '"x"')})
+        assert again.headers["access-control-allow-origin"] == "*", path
+    for path in ("/health", "/api/v1/openapi.json", "/api/v1/docs", "/api/v1/info"):
+        response = web_client.get(path + "?verbose=1")
+        assert response.status_code == 400 and "unknown parameter 'verbose'" in response.json()["error"]
+        assert response.headers["access-control-allow-origin"] == "*"
+    upgrade = httpx.get(web_server + "health", headers={
+        "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+    assert upgrade.status_code == 200 and upgrade.json() == {"status": "ok"}
+    assert upgrade.headers["access-control-allow-origin"] == "*"
+    socket_path = httpx.get(web_server + "ws", headers={"Connection": "Upgrade", "Upgrade": "websocket"})
+    assert socket_path.status_code == 404 and set(socket_path.json()) == {"error"}
+
+
+@pytest.mark.skipif(not supported(), reason="shared values need Linux (memfd_create)")
+def test_the_info_etag_covers_what_info_says(db4):
+    with open_database(db4) as db:
+        digest = db.digest
+    shared = SharedValues(db4, 4, digest)
+    service = Service.open([db4], shared={str(db4): shared.path})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from starlette.testclient import TestClient
+
+            client = TestClient(create_app(service, warm=False))
+        with client:
+            loading = client.get("/api/v1/info")
+            assert loading.json()["boards"][0]["values"] == "disk"
+            assert loading.json()["boards"][0]["loading"] is True
+            tag = loading.headers["etag"]
+            assert client.get("/api/v1/info", headers={"If-None-Match": tag}).status_code == 304
+            fill(db4, shared.path, digest)
+            deadline = time.monotonic() + 10
+            while client.get("/api/v1/info").json()["boards"][0]["values"] != "memory":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            loaded = client.get("/api/v1/info", headers={"If-None-Match": tag})
+            assert loaded.status_code == 200 and loaded.headers["etag"] != tag
+            assert loaded.json()["boards"][0]["loading"] is False
+            assert loaded.headers["etag"] == service.etag
+            again = client.get("/api/v1/info", headers={"If-None-Match": loaded.headers["etag"]})
+            assert again.status_code == 304
+    finally:
+        service.close()
+        shared.close()

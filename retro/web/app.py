@@ -1,21 +1,24 @@
 """The Starlette application: API v1, the page, errors and caching headers.
 
-Every route answers JSON (or the page's own files) and nothing else:
+Every route answers JSON (or the page's own files) and nothing else, and every
+answer carries ``Access-Control-Allow-Origin: *`` (so do the HTTP layer's own,
+:mod:`retro.web.http`):
 
 * errors are ``{"error": "<one line>"}``, with retro's own words for bad input
-  (400), 404 for an unknown path or a board size not served, 405 for a method a
-  path does not take, 413 for a body over 1 MB or a batch over 10,000 positions;
-  anything unexpected is logged here and answered with a plain 400 line, never a
-  500, a traceback or a file name;
-* GET answers of the API carry ``Cache-Control``, an ``ETag`` derived from the
-  served databases' digest and retro's version (``If-None-Match`` gets 304), and
-  every answer ``Access-Control-Allow-Origin: *``.
+  (400), 404 for an unknown path (a trailing slash too: never a redirect) or a
+  board size not served, 405 for a method a path does not take, 413 for a body
+  over 1 MB or a batch over 10,000 positions; anything unexpected is logged here
+  and answered with a plain 400 line, never a 500, a traceback or a file name;
+* the API's paths and /health refuse query parameters they do not take; the page
+  and its files take any (the page reads its own);
+* GET answers of the API carry ``Cache-Control`` and an ``ETag`` derived from the
+  served databases' digest and retro's version (``If-None-Match`` gets 304).
 
-Handlers run in the event loop's thread: a probe takes tens of microseconds, a
-batch of 10,000 positions a few milliseconds, and no lock is needed around the
-databases' chunk caches. Requests are bounded before any work: query strings of
-at most 2 KiB, positions of at most 100 characters, bodies of at most 1 MB, read
-incrementally.
+Single probes run in the event loop's thread (tens of microseconds, no lock around
+the databases' chunk caches); a batch runs in a thread of its own, one at a time,
+so that the loop keeps answering during a batch on disk (seconds). Requests are
+bounded before any work: query strings of at most 2 KiB, positions of at most 100
+characters, bodies of at most 1 MB, read incrementally.
 """
 
 from __future__ import annotations
@@ -210,8 +213,9 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
             body = json.dumps(service.info(), separators=(",", ":")).encode()
         except Exception as exc:  # noqa: BLE001
             return error(exc)
-        # "values" says whether the shared table has loaded yet: revalidate every time.
-        return answer(request, body, cache="no-cache", etag=service.etag)
+        # "values" and "loading" say whether the shared table has loaded yet: revalidate
+        # every time, against a tag that changes with them.
+        return answer(request, body, cache="no-cache", etag=service.info_etag())
 
     api_spec = openapi()
     spec = json.dumps(api_spec, indent=1).encode()
@@ -219,20 +223,35 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     spec_tag, docs_tag = content_tag(spec), content_tag(docs)
 
     async def openapi_json(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return answer(request, spec, cache=PAGE_CACHE, etag=spec_tag)
 
     async def docs_page(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return _revalidated(request, docs, HTML, {
-            "ETag": docs_tag, "Cache-Control": PAGE_CACHE, **SECURITY,
+            "ETag": docs_tag, "Cache-Control": PAGE_CACHE, **SECURITY, **CORS,
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
     async def health(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return Response(b'{"status":"ok"}', 200, {"Cache-Control": "no-store", **CORS},
                         media_type=JSON)
 
+    # The page and its files take any query: the page reads its own (?start=...&moves=...)
+    # and asset URLs carry a version (?v=...).
     async def index(request: Request) -> Response:
         body, tag = page
-        return _revalidated(request, body, HTML, {"ETag": tag, "Cache-Control": PAGE_CACHE, **SECURITY})
+        return _revalidated(request, body, HTML, {"ETag": tag, "Cache-Control": PAGE_CACHE,
+                                                  **SECURITY, **CORS})
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -240,7 +259,7 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
             return error(NotFound("no such file"))
         body, tag = assets[name]
         return _revalidated(request, body, STATIC[name], {
-            "ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff"})
+            "ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff", **CORS})
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
@@ -284,6 +303,9 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: http_error, Exception: unexpected})
+    # /health/ is not /health: a 404 like any unknown path, never a redirect (whose
+    # Location Starlette would build from the Host header the client sent).
+    app.router.redirect_slashes = False
     app.state.service = service
     app.state.unexpected_errors = 0  # answers that had to hide an exception (see the log)
     return app

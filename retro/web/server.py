@@ -32,6 +32,8 @@ from pathlib import Path
 from .. import rules
 from ..errors import DatabaseNotFoundError
 from ..storage import DatabaseFile, default_path
+from . import http
+from .limits import Limits
 
 ENVIRONMENT = "RETRO_SERVE_CONFIG"
 EXIT_USAGE = 2
@@ -110,11 +112,12 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-          workers: int = 1, share: bool | None = None) -> int:
+          workers: int = 1, share: bool | None = None, limits: Limits = Limits()) -> int:
     """Run the server until Ctrl-C; the exit status (0, or 2 when it cannot start).
 
     ``share`` (default: when the system supports it) loads each database's values once
     into memory shared by every worker; without it workers answer from disk.
+    ``limits`` bound what a client may hold of a worker (:class:`retro.web.http.Limits`).
     """
     import uvicorn
 
@@ -142,10 +145,8 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
             "databases": [str(path) for path, *_ in databases],
             "shared": {str(values.database): values.path for values in shared},
         })
-        config = uvicorn.Config(
-            "retro.web.server:worker_app", factory=True, workers=workers, lifespan="on",
-            log_level="warning", access_log=False, server_header=False,
-            timeout_graceful_shutdown=5)
+        config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
+                             timeout_graceful_shutdown=5)
         boards = ", ".join(f"{size}x{size}" for _, size, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "

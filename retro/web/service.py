@@ -159,6 +159,7 @@ class Board:
             "retro_version_built": self.metadata.get("retro_version"),
             "start": str(start) if start.enemy_count <= self.max_guards else None,
             "values": "memory" if self.db.in_memory else "disk",
+            "loading": self.attachment is not None,
         }
 
 
@@ -331,6 +332,14 @@ class Service:
             results[i] = json.dumps(answer, separators=(",", ":"), ensure_ascii=False,
                                     default=_unwritable).encode("utf-8", "replace").decode()
         return ('{"results":[' + ",".join(results) + "]}").encode()
+
+    def info_etag(self) -> str:
+        """The ETag of :meth:`info`: :attr:`etag` once no shared values are loading (what
+        info says then stays so), else one naming the boards still loading."""
+        if not self._pending:
+            return self.etag
+        loading = ",".join(str(board.size) for board in self._pending)
+        return content_tag(f"{self.etag} loading {loading}".encode())
 
     def info(self) -> dict:
         """GET /api/v1/info: the boards served and retro's version (never a path)."""

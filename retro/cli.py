@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,6 +92,29 @@ def _seconds(text: str) -> float:
     if seconds is None or not 0 < seconds <= 86_400:  # NaN fails both comparisons
         raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, not {quoted(text)}")
     return seconds
+
+
+_HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                      r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def _host(text: str) -> str:
+    """argparse type of --host: an IPv4 or IPv6 address (brackets around it removed) or
+    a host name; never empty (which would listen on every interface)."""
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    if not bare:
+        raise argparse.ArgumentTypeError("must be an address or a host name, not empty (0.0.0.0 "
+                                         "listens on every IPv4 address)")
+    if ":" in bare or bare != text:
+        try:
+            ipaddress.IPv6Address(bare)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is not an IPv6 address (write it like ::1 or [::1])") from None
+        return bare
+    if not _HOSTNAME.fullmatch(bare):
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not an address or a host name")
+    return bare
 
 
 class _Parser(argparse.ArgumentParser):
@@ -237,7 +262,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", type=Path, metavar="PATH", action="append",
                        help="database file to serve (repeat for several board sizes; "
                        "default: every db/three-musketeers-NxN.h5 found)")
-    serve.add_argument("--host", default=DEFAULT_HOST,
+    serve.add_argument("--host", type=_host, default=DEFAULT_HOST,
                        help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
     serve.add_argument("--port", type=_port, default=DEFAULT_PORT,
                        help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")

@@ -9,19 +9,29 @@ process (signals, workers, the loader, two servers on one port) starts ``retro s
 from __future__ import annotations
 
 import json
+import os
+import random
+import re
 import select
+import shutil
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import httpx
 import pytest
 
-from retro import open_database
+from retro import Position, open_database
 from retro.cli import main as cli
 from retro.errors import quoted
+from retro.position import Side
 from retro.web import Service, create_app
+from retro.web.server import host_warning, url
 from retro.web.shared import SharedValues, fill, supported
 
 START3 = "M .O. XOX .O."
@@ -81,9 +91,12 @@ def test_messages_quote_user_text_in_retro_words(web_client, db3, capsys):
 def test_other_spacing_is_probed_as_an_array(db4):
     """A batch written with two spaces after the side reads each chunk once, as the same
     batch in canonical spacing does (not one probe, and one chunk read, per position)."""
-    from tests.test_web_api import every_position
-
-    positions = [p for i, p in enumerate(every_position(4)) if i % 97 == 0][:3000]
+    rng = random.Random(17)
+    positions = []
+    while len(positions) < 3000:
+        trio = rng.sample(range(16), 3)
+        enemies = sum(1 << s for s in range(16) if s not in trio and rng.random() < 0.5)
+        positions.append(Position(rng.choice(list(Side)), sum(1 << s for s in trio), enemies, 4))
     reads, bodies = [], []
     for texts in ([str(p) for p in positions], [str(p).replace(" ", "  ", 1) for p in positions],
                   [str(p).replace(" ", "\t_ ") for p in positions]):
@@ -327,3 +340,236 @@ def test_the_info_etag_covers_what_info_says(db4):
     finally:
         service.close()
         shared.close()
+
+
+# --- the server's processes (items 3, 10, 11, 12, 13, 14) ---------------------------------
+
+
+def children(pid: int) -> list[int]:
+    kids = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            kids += [int(k) for k in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def is_loader(pid: int) -> bool:
+    try:
+        return b"retro.web.loader" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def start_server(*arguments: str, cwd) -> tuple[subprocess.Popen, str, list[str]]:
+    """``retro serve`` on a free port: the process, its URL, its standard error so far
+    (a list that a thread keeps filling)."""
+    server = subprocess.Popen([sys.executable, "-m", "retro.cli", "serve", "--port", "0", *arguments],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    log: list[str] = []
+    threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, "")), daemon=True).start()
+    line = server.stdout.readline()
+    match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    assert match, (line, log)
+    return server, match[1], log
+
+
+def wait_until(condition, seconds: float = 30, what: str = "") -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out: {what}"
+        time.sleep(0.02)
+
+
+def workers_of(server: subprocess.Popen) -> list[int]:
+    return [pid for pid in children(server.pid) if not is_loader(pid) and alive(pid)]
+
+
+def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path):
+    """2 workers: 12 workers killed one after the other are all replaced (past 10 a
+    minute, each after a pause the log announces) and the server keeps answering;
+    SIGTERM stops every process of the server, exit status 0, one line."""
+    server, url, log = start_server("--db", str(db4), "--workers", "2", cwd=tmp_path)
+    try:
+        wait_until(lambda: len(workers_of(server)) == 2, what="the workers")
+        with httpx.Client(base_url=url, timeout=10) as client:
+            for _ in range(12):
+                before = workers_of(server)
+                assert len(before) == 2
+                os.kill(before[0], signal.SIGKILL)
+                wait_until(lambda: len(workers_of(server)) == 2 and before[0] not in workers_of(server),
+                           what=f"a new worker: {log}")
+                assert server.poll() is None
+            for _ in range(10):
+                probe = client.get("/api/v1/probe", params={"position": str(Position.start(4))})
+                assert probe.status_code == 200
+        processes = [server.pid, *children(server.pid)]
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 0, log
+    assert out == "retro serve: stopped\n"  # after the URL line
+    assert not any(alive(pid) for pid in processes)
+    replaced = [line for line in log if "ended (killed by SIGKILL); starting another" in line]
+    assert len(replaced) == 12, log
+    assert any("starting another in " in line and "restarts in the last 60 s" in line for line in replaced)
+    assert "Traceback" not in "".join(log) and "could not start" not in "".join(log)
+
+
+def test_one_port_one_server_and_one_database_for_its_life(db3, db4, tmp_path):
+    """A second server on the port fails at once, in one line. A database replaced by
+    rename while serving: every worker keeps answering from the file checked at start,
+    and a worker started later refuses the new file, which stops the server, saying so."""
+    served = tmp_path / "served.h5"
+    shutil.copy(db4, served)
+    server, url, log = start_server("--db", str(served), "--workers", "2", cwd=tmp_path)
+    try:
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        second = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--db", str(served),
+                                 "--port", port], capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2 and second.stdout == ""
+        assert second.stderr == f"retro: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        with httpx.Client(base_url=url, timeout=10) as client:
+            digest = client.get("/api/v1/info").json()["boards"][0]["digest"]
+            other = tmp_path / "other.h5"
+            shutil.copy(db3, other)
+            os.replace(other, served)  # a 3x3 database where the 4x4 one was
+            for _ in range(10):
+                boards = client.get("/api/v1/info").json()["boards"]
+                assert [(b["size"], b["digest"]) for b in boards] == [(4, digest)]
+                probe = client.get("/api/v1/probe", params={"position": str(Position.start(4))})
+                assert probe.status_code == 200
+        wait_until(lambda: len(workers_of(server)) == 2, what="the workers")
+        os.kill(workers_of(server)[0], signal.SIGKILL)
+        server.wait(30)
+        out = server.stdout.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+    time.sleep(0.1)  # the last lines of standard error
+    assert server.returncode == 2 and out == ""
+    assert f"retro serve: {served} changed since the server started (its digest is not the one " \
+           "checked then); restart the server to serve the new file\n" in log
+    assert log[-1].startswith("retro: error: worker ") and log[-1].endswith(
+        " could not start (exit status 3; the lines above say why)\n")
+    assert "Traceback" not in "".join(log)
+
+
+@pytest.mark.skipif(not supported(), reason="needs Linux (/proc, PR_SET_PDEATHSIG)")
+def test_nothing_outlives_a_killed_server(db4, tmp_path):
+    """kill -9 of a server with 2 workers: its workers and its loader die with it (the
+    loader is stopped first, so only the kernel's death signal can end it)."""
+    server, url, log = start_server("--db", str(db4), "--workers", "2", cwd=tmp_path)
+    try:
+        wait_until(lambda: any(is_loader(pid) for pid in children(server.pid)), what="the loader")
+        loader = next(pid for pid in children(server.pid) if is_loader(pid))
+
+        def niceness(pid: int) -> int:
+            return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+        wait_until(lambda: niceness(loader) == 10, what="the loader's first lines")  # past PR_SET_PDEATHSIG
+        os.kill(loader, signal.SIGSTOP)
+        wait_until(lambda: len(children(server.pid)) == 3, what="the workers")
+        processes = children(server.pid)
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(10)
+        wait_until(lambda: not any(alive(pid) for pid in processes), seconds=10, what="orphans")
+    finally:
+        server.kill()
+        for pid in children(server.pid) if server.poll() is None else []:
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_sigterm_stops_one_worker_cleanly(db3, tmp_path):
+    server, url, log = start_server("--db", str(db3), cwd=tmp_path)
+    try:
+        wait_until(lambda: httpx.get(url + "health").status_code == 200, what="the server")
+        processes = [server.pid, *children(server.pid)]
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 0 and out == "retro serve: stopped\n"  # after the URL line
+    wait_until(lambda: not any(alive(pid) for pid in processes), seconds=10, what="the loader")
+
+
+@pytest.mark.skipif(not supported(), reason="shared values need Linux (memfd_create)")
+def test_a_killed_loader_is_logged_then_started_again_or_given_up(db4, capfd):
+    from retro.web.shared import Loader
+
+    with open_database(db4) as db:
+        digest = db.digest
+    shared = [SharedValues(db4, 4, digest) for _ in range(2)]
+    try:
+        loader = Loader([shared[0]])
+        os.kill(loader.process.pid, signal.SIGKILL)  # long before it can have loaded anything
+        assert loader.wait(60) and shared[0].ready()
+        err = capfd.readouterr().err
+        assert "retro serve: the loader of the shared values was killed (SIGKILL) before it " \
+               "finished; starting it again (1 of 2)\n" in err and "4x4.h5 loaded" in err
+
+        service = Service.open([db4], shared={str(db4): shared[1].path})
+        try:
+            loader = Loader([shared[1]], retries=0)
+            os.kill(loader.process.pid, signal.SIGKILL)
+            assert loader.wait(60) and not shared[1].ready()
+            assert "was killed (SIGKILL); after 1 attempts, answering from disk" in capfd.readouterr().err
+            assert service.info()["boards"][0]["loading"] is True
+            service.refresh()  # what a worker does every POLL_SECONDS
+            board = service.info()["boards"][0]
+            assert board["values"] == "disk" and board["loading"] is False and not service.waiting()
+        finally:
+            service.close()
+    finally:
+        for values in shared:
+            values.close()
+
+
+def test_two_sockets_cannot_both_listen_on_one_port():
+    from retro.web.server import bind
+
+    first = bind("127.0.0.1", 0)
+    try:
+        with pytest.raises(OSError):  # without listen(), SO_REUSEADDR let both bind
+            bind("127.0.0.1", first.getsockname()[1])
+    finally:
+        first.close()
+
+
+def test_start_up_edge_cases(db3, tmp_path, capsys):
+    fifo = tmp_path / "pipe.h5"
+    os.mkfifo(fifo)
+    refused = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--db", str(fifo), "--port", "0"],
+                             capture_output=True, text=True, timeout=60)  # no hang
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == f"retro: error: {fifo} is a named pipe, not a retro database file\n"
+    capsys.readouterr()
+    assert cli(["serve", "--db", str(db3), "--db", str(db3)]) == 2
+    assert capsys.readouterr().err == f"retro: error: {db3} is given twice\n"
+    link = tmp_path / "again.h5"
+    link.symlink_to(db3)
+    assert cli(["serve", "--db", str(db3), "--db", str(link)]) == 2
+    assert capsys.readouterr().err == f"retro: error: {link} is given twice (as {db3} too)\n"
+    for host, words in (("", "must be an address or a host name, not empty"),
+                        ("[::1", "'[::1' is not an IPv6 address"), ("::1]", "'::1]' is not an IPv6"),
+                        ("a b", "'a b' is not an address or a host name")):
+        with pytest.raises(SystemExit) as stop:
+            cli(["serve", "--db", str(db3), "--host", host])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("\n") == 1
+        assert err.startswith(f"retro serve: error: argument --host: {words}"), err
+    for host in ("::ffff:127.0.0.1", "[::ffff:127.0.0.1]", "[::1]", "127.0.0.2"):
+        assert host_warning(host) is None, host
+    assert "warning" in host_warning("::ffff:10.0.0.1")
+    assert url("::1", 8000) == "http://[::1]:8000/"

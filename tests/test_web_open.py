@@ -405,8 +405,11 @@ def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path)
                 before = workers_of(server)
                 assert len(before) == 2
                 os.kill(before[0], signal.SIGKILL)
-                wait_until(lambda: len(workers_of(server)) == 2 and before[0] not in workers_of(server),
-                           what=f"a new worker: {log}")
+                def replaced(killed=before[0]) -> bool:
+                    now = workers_of(server)
+                    return len(now) == 2 and killed not in now
+
+                wait_until(replaced, what=f"a new worker: {log}")
                 assert server.poll() is None
             for _ in range(10):
                 probe = client.get("/api/v1/probe", params={"position": str(Position.start(4))})

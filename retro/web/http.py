@@ -66,6 +66,7 @@ class BoundedProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._timer = None
         self._heads = 0  # heads parsed so far on this connection
+        self._awaiting_body = False
         self._over_limit = len(self.connections) > self.limits.max_connections
         self._expect_head()
         self._start_timer(self.limits.head_timeout, self._head_timed_out)
@@ -84,13 +85,20 @@ class BoundedProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.transport.is_closing():
             return
+        self._feed(data)
+        # A timer only for what these bytes left incomplete: a request that comes
+        # whole, as nearly all do, costs no timer (keep-alive pauses have uvicorn's).
+        if self._timer is None and not self.transport.is_closing():
+            if self._head_left is not None and self._head_started:
+                self._start_timer(self.limits.head_timeout, self._head_timed_out)
+            elif self._head_left is None and self._awaiting_body:
+                self._start_timer(self.limits.body_timeout, self._body_timed_out)
+
+    def _feed(self, data: bytes) -> None:
         if self._head_left is None:
             super().data_received(data)
             return
-        if not self._head_started:
-            self._head_started = True
-            if self._timer is None:  # after a keep-alive pause (else: since the connection)
-                self._start_timer(self.limits.head_timeout, self._head_timed_out)
+        self._head_started = True
         if len(data) <= self._head_left:
             self._head_left -= len(data)
             self._line_done = self._line_done or b"\n" in data
@@ -109,7 +117,7 @@ class BoundedProtocol(HttpToolsProtocol):
             else:
                 self._refuse(414, f"the request line is longer than {self.limits.max_head:,} bytes")
             return
-        self.data_received(data[allowed:])
+        self._feed(data[allowed:])
 
     # --- parser callbacks -------------------------------------------------------------
 
@@ -121,8 +129,8 @@ class BoundedProtocol(HttpToolsProtocol):
             self._refuse(503, f"the server has {self.limits.max_connections:,} connections open; "
                          "try again shortly", b"retry-after: 1\r\n")
             return
+        self._awaiting_body = True
         super().on_headers_complete()
-        self._start_timer(self.limits.body_timeout, self._body_timed_out)
 
     def on_body(self, body: bytes) -> None:
         if not self.transport.is_closing():
@@ -132,6 +140,7 @@ class BoundedProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         self._stop_timer()
+        self._awaiting_body = False
         self._expect_head()
         super().on_message_complete()
 

@@ -5,9 +5,9 @@ foreign or unfinished file, or one that is not a regular file, is the user's
 mistake: one line, exit status 2) and notes its digest (every worker, and the
 loader, check that they open that same database, see :func:`worker_app`), binds
 and listens on the socket itself (so ``--port 0`` can print the port it got, and a
-port taken by another server fails here, before the URL is printed), prints the URL, starts the loader of the shared values
-(:mod:`retro.web.shared`) and runs uvicorn: in this process with one worker, or with
-N workers forked from this process once it has built the probe tables and loaded
+port taken by another server fails here, before the URL is printed), prints the
+URL, starts the loader of the shared values (:mod:`retro.web.shared`) and runs
+uvicorn: in this process with one worker, or with N workers forked from this process once it has built the probe tables and loaded
 the compiled kernels (:class:`Supervisor`), so each answers within a fraction of a
 second and shares those pages. Workers build their application with
 :func:`worker_app` from the configuration in the environment variable
@@ -34,6 +34,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+import uvicorn
 
 from .. import rules
 from ..errors import DatabaseError, DatabaseNotFoundError
@@ -142,8 +144,6 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     into memory shared by every worker; without it workers answer from disk.
     ``limits`` bound what a client may hold of a worker (:class:`retro.web.limits.Limits`).
     """
-    import uvicorn
-
     from .shared import Loader, SharedValues, supported
 
     databases = check_databases(find_databases(dbs))
@@ -332,7 +332,8 @@ class Supervisor:
         ready, tell = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker: serve, then leave without running the parent's code
-            os.close(ready)
+            for fd in (ready, *self.children.values()):  # the other workers' pipes are not its own
+                self._close_pipe(fd)
             code = 0
             try:
                 die_with_parent()
@@ -387,28 +388,19 @@ def _ending(status: int) -> str:
     return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
-def _worker_server_class():
-    import uvicorn
+class WorkerServer(uvicorn.Server):
+    """uvicorn's server, telling the supervisor (a byte on ``tell``) once it serves."""
 
-    class _WorkerServer(uvicorn.Server):
-        """uvicorn's server, telling the supervisor (a byte on ``tell``) once it serves."""
+    def __init__(self, config, tell: int) -> None:
+        super().__init__(config)
+        self.tell = tell
 
-        def __init__(self, config, tell: int) -> None:
-            super().__init__(config)
-            self.tell = tell
-
-        async def startup(self, sockets=None) -> None:
-            await super().startup(sockets=sockets)
-            if self.started and self.tell >= 0:
-                os.write(self.tell, b"1")
-                os.close(self.tell)
-                self.tell = -1
-
-    return _WorkerServer
-
-
-def WorkerServer(config, tell: int):  # noqa: N802 - a class, made on first use (uvicorn is heavy)
-    return _worker_server_class()(config, tell)
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.tell >= 0:
+            os.write(self.tell, b"1")
+            os.close(self.tell)
+            self.tell = -1
 
 
 STARTUP_FAILURE = 3  # uvicorn's exit status for a worker that could not start

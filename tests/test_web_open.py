@@ -375,11 +375,22 @@ def start_server(*arguments: str, cwd) -> tuple[subprocess.Popen, str, list[str]
     server = subprocess.Popen([sys.executable, "-m", "retro.cli", "serve", "--port", "0", *arguments],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     log: list[str] = []
-    threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, "")), daemon=True).start()
+    reader = threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, "")), daemon=True)
+    reader.start()
+    server.reader = reader  # joined by stop_server
     line = server.stdout.readline()
     match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     assert match, (line, log)
     return server, match[1], log
+
+
+def ended(server: subprocess.Popen, seconds: float = 30) -> str:
+    """Wait for the server to end; the rest of its standard output (its standard error
+    is all in its log once this returns)."""
+    server.wait(seconds)
+    out = server.stdout.read()
+    server.reader.join(10)
+    return out
 
 
 def wait_until(condition, seconds: float = 30, what: str = "") -> None:
@@ -390,7 +401,16 @@ def wait_until(condition, seconds: float = 30, what: str = "") -> None:
 
 
 def workers_of(server: subprocess.Popen) -> list[int]:
-    return [pid for pid in children(server.pid) if not is_loader(pid) and alive(pid)]
+    """The server's workers: its children with its own command line (forked from it),
+    alive (not the loader, not a process on its way out, whose command line is empty)."""
+    def command(pid: int) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
+    own = command(server.pid)
+    return [pid for pid in children(server.pid) if command(pid) == own and alive(pid)]
 
 
 def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path):
@@ -416,7 +436,7 @@ def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path)
                 assert probe.status_code == 200
         processes = [server.pid, *children(server.pid)]
         server.send_signal(signal.SIGTERM)
-        out, _ = server.communicate(timeout=30)
+        out = ended(server)
     finally:
         if server.poll() is None:
             server.kill()
@@ -424,7 +444,7 @@ def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path)
     assert out == "retro serve: stopped\n"  # after the URL line
     assert not any(alive(pid) for pid in processes)
     replaced = [line for line in log if "ended (killed by SIGKILL); starting another" in line]
-    assert len(replaced) == 12, log
+    assert len(replaced) == 12, "".join(log)
     assert any("starting another in " in line and "restarts in the last 60 s" in line for line in replaced)
     assert "Traceback" not in "".join(log) and "could not start" not in "".join(log)
 
@@ -454,12 +474,10 @@ def test_one_port_one_server_and_one_database_for_its_life(db3, db4, tmp_path):
                 assert probe.status_code == 200
         wait_until(lambda: len(workers_of(server)) == 2, what="the workers")
         os.kill(workers_of(server)[0], signal.SIGKILL)
-        server.wait(30)
-        out = server.stdout.read()
+        out = ended(server)
     finally:
         if server.poll() is None:
             server.kill()
-    time.sleep(0.1)  # the last lines of standard error
     assert server.returncode == 2 and out == ""
     assert f"retro serve: {served} changed since the server started (its digest is not the one " \
            "checked then); restart the server to serve the new file\n" in log
@@ -499,7 +517,7 @@ def test_sigterm_stops_one_worker_cleanly(db3, tmp_path):
         wait_until(lambda: httpx.get(url + "health").status_code == 200, what="the server")
         processes = [server.pid, *children(server.pid)]
         server.send_signal(signal.SIGTERM)
-        out, _ = server.communicate(timeout=30)
+        out = ended(server)
     finally:
         if server.poll() is None:
             server.kill()

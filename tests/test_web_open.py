@@ -590,6 +590,20 @@ def test_start_up_edge_cases(db3, tmp_path, capsys):
         err = capsys.readouterr().err
         assert stop.value.code == 2 and err.count("\n") == 1
         assert err.startswith(f"retro serve: error: argument --host: {words}"), err
+    for option, value in (("--head-timeout", "0"), ("--body-timeout", "nan"), ("--keep-alive", "-1"),
+                          ("--head-timeout", "1e999"), ("--max-connections", "0"),
+                          ("--max-connections", "¹0")):
+        with pytest.raises(SystemExit) as stop:
+            cli(["serve", "--db", str(db3), option, value])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("\n") == 1 and quoted(value) in err
+        assert err.startswith(f"retro serve: error: argument {option}: must be a"), err
+    with pytest.raises(SystemExit):
+        cli(["serve", "--help"])
+    usage = " ".join(capsys.readouterr().out.split())
+    for words in ("--max-connections N open connections per worker; a request on one more gets 503 "
+                  "(default: 500)", "(default: 10)", "(default: 30)", "(default: 5)"):
+        assert words in usage, usage
     for host in ("::ffff:127.0.0.1", "[::ffff:127.0.0.1]", "[::1]", "127.0.0.2"):
         assert host_warning(host) is None, host
     assert "warning" in host_warning("::ffff:10.0.0.1")

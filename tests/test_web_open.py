@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import select
 import shutil
@@ -29,7 +28,6 @@ import pytest
 from retro import Position, open_database
 from retro.cli import main as cli
 from retro.errors import quoted
-from retro.position import Side
 from retro.web import Service, create_app
 from retro.web.server import host_warning, url
 from retro.web.shared import SharedValues, fill, supported
@@ -91,12 +89,9 @@ def test_messages_quote_user_text_in_retro_words(web_client, db3, capsys):
 def test_other_spacing_is_probed_as_an_array(db4):
     """A batch written with two spaces after the side reads each chunk once, as the same
     batch in canonical spacing does (not one probe, and one chunk read, per position)."""
-    rng = random.Random(17)
-    positions = []
-    while len(positions) < 3000:
-        trio = rng.sample(range(16), 3)
-        enemies = sum(1 << s for s in range(16) if s not in trio and rng.random() < 0.5)
-        positions.append(Position(rng.choice(list(Side)), sum(1 << s for s in trio), enemies, 4))
+    from tests.test_web_api import random_positions
+
+    positions = random_positions(4, 3000, seed=17)
     reads, bodies = [], []
     for texts in ([str(p) for p in positions], [str(p).replace(" ", "  ", 1) for p in positions],
                   [str(p).replace(" ", "\t_ ") for p in positions]):
@@ -393,6 +388,13 @@ def ended(server: subprocess.Popen, seconds: float = 30) -> str:
     return out
 
 
+def terminated(server: subprocess.Popen) -> tuple[str, list[int]]:
+    """SIGTERM to the server: the rest of its standard output, and its processes before."""
+    processes = [server.pid, *children(server.pid)]
+    server.send_signal(signal.SIGTERM)
+    return ended(server), processes
+
+
 def wait_until(condition, seconds: float = 30, what: str = "") -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -434,9 +436,7 @@ def test_workers_are_always_replaced_and_sigterm_stops_everything(db4, tmp_path)
             for _ in range(10):
                 probe = client.get("/api/v1/probe", params={"position": str(Position.start(4))})
                 assert probe.status_code == 200
-        processes = [server.pid, *children(server.pid)]
-        server.send_signal(signal.SIGTERM)
-        out = ended(server)
+        out, processes = terminated(server)
     finally:
         if server.poll() is None:
             server.kill()
@@ -515,9 +515,7 @@ def test_sigterm_stops_one_worker_cleanly(db3, tmp_path):
     server, url, log = start_server("--db", str(db3), cwd=tmp_path)
     try:
         wait_until(lambda: httpx.get(url + "health").status_code == 200, what="the server")
-        processes = [server.pid, *children(server.pid)]
-        server.send_signal(signal.SIGTERM)
-        out = ended(server)
+        out, processes = terminated(server)
     finally:
         if server.poll() is None:
             server.kill()

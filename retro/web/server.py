@@ -7,9 +7,10 @@ loader, check that they open that same database, see :func:`worker_app`), binds
 and listens on the socket itself (so ``--port 0`` can print the port it got, and a
 port taken by another server fails here, before the URL is printed), prints the
 URL, starts the loader of the shared values (:mod:`retro.web.shared`) and runs
-uvicorn: in this process with one worker, or with N workers forked from this process once it has built the probe tables and loaded
-the compiled kernels (:class:`Supervisor`), so each answers within a fraction of a
-second and shares those pages. Workers build their application with
+uvicorn: in this process with one worker, or with N workers forked from this
+process once it has built the probe tables and loaded the compiled kernels
+(:class:`Supervisor`), so each answers within a fraction of a second and shares
+those pages. Workers build their application with
 :func:`worker_app` from the configuration in the environment variable
 :data:`ENVIRONMENT` (databases, their digests and shared-value files). Ctrl-C or
 SIGTERM stops the workers, the loader and the server cleanly (exit status 0); no

@@ -27,7 +27,9 @@ Starts ``retro serve`` with the database on a free loopback port, then:
 * ``memory``: resident memory of every server process from ``/proc/PID/smaps``:
   per process RSS, PSS (shared pages divided among their users) and private; the
   total counts every private page once and the shared table once (its full size,
-  all of it resident), so it is the memory the server really holds.
+  all of it resident), so it is the memory the server really holds;
+  ``total_pss_mb`` is the PSS summed over the supervisor, the workers and the loader
+  (while it runs), the shared table counted once among them.
 
 Each load runs ``--rounds`` times (health and probe alternating); the best round of
 each is reported, with every round's requests/s. The load generator is a minimal
@@ -378,6 +380,10 @@ def main() -> None:
             "shared_values_mb": mb(held),
             "total_rss_mb": mb(sum(m["rss"] + m["values_rss"] for m in per.values())),
             "total_resident_mb": mb(sum(m["pss"] for m in per.values()) + held),
+            # Proportional set size summed over every process of the server (supervisor,
+            # workers, the loader while it runs): each shared page, the table's too, is
+            # divided among the processes that map it, so it counts once in the sum.
+            "total_pss_mb": mb(sum(m["pss"] + m["values_pss"] for m in per.values())),
         }
     finally:
         server.send_signal(signal.SIGINT)

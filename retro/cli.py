@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,8 +23,10 @@ from pathlib import Path
 from . import __version__, games
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db.format import DatabaseError, default_path
+from .errors import quoted
 from .games.musketeers import rules
 from .games.musketeers.position import Position, PositionError, Side
+from .web.limits import Limits
 
 EXIT_FOUND_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -49,22 +53,69 @@ def _table_bits(text: str) -> int:
     except ValueError:
         bits = None
     if bits is None or not 10 <= bits <= 30:
-        raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a whole number between 10 and 30, not {quoted(text)}")
     return bits
+
+
+def _whole_number(text: str, digits: int) -> bool:
+    """Whether ``text`` is a number of at most ``digits`` ASCII digits (``'²'.isdigit()``
+    is true, and a long one would meet Python's limit on conversions)."""
+    return text.isascii() and text.isdigit() and len(text) <= digits
 
 
 def _port(text: str) -> int:
     """argparse type of --port: 0 (any free port) to 65535."""
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {text!r}")
+    if not _whole_number(text, 5) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {quoted(text)}")
     return int(text)
 
 
 def _workers(text: str) -> int:
     """argparse type of --workers: 1 to 64 processes."""
-    if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {text!r}")
+    if not _whole_number(text, 2) or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 64, not {quoted(text)}")
     return int(text)
+
+
+def _connections(text: str) -> int:
+    """argparse type of --max-connections: 1 to 100,000 per worker."""
+    if not _whole_number(text, 6) or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 100000, not {quoted(text)}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """argparse type of the --*-timeout options: more than 0, at most a day."""
+    try:
+        seconds = float(text) if text.isascii() and len(text) <= 20 else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not 0 < seconds <= 86_400:  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, not {quoted(text)}")
+    return seconds
+
+
+_HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                      r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def _host(text: str) -> str:
+    """argparse type of --host: an IPv4 or IPv6 address (brackets around it removed) or
+    a host name; never empty (which would listen on every interface)."""
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    if not bare:
+        raise argparse.ArgumentTypeError("must be an address or a host name, not empty (0.0.0.0 "
+                                         "listens on every IPv4 address)")
+    if ":" in bare or bare != text:
+        try:
+            ipaddress.IPv6Address(bare)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is not an IPv6 address (write it like ::1 or [::1])") from None
+        return bare
+    if not _HOSTNAME.fullmatch(bare):
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not an address or a host name")
+    return bare
 
 
 class _Parser(argparse.ArgumentParser):
@@ -241,12 +292,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", type=Path, metavar="PATH", action="append",
                        help="database file to serve (repeat for several board sizes; "
                        "default: every db/three-musketeers-NxN.h5 found)")
-    serve.add_argument("--host", default=DEFAULT_HOST,
+    serve.add_argument("--host", type=_host, default=DEFAULT_HOST,
                        help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
     serve.add_argument("--port", type=_port, default=DEFAULT_PORT,
                        help=f"TCP port (default: {DEFAULT_PORT}; 0 picks a free one)")
     serve.add_argument("--workers", type=_workers, default=1, metavar="N",
                        help="server processes sharing the port and the files (default: 1)")
+    limits = Limits()
+    serve.add_argument("--max-connections", type=_connections, default=limits.max_connections,
+                       metavar="N", help="open connections per worker; a request on one more "
+                       f"gets 503 (default: {limits.max_connections})")
+    serve.add_argument("--head-timeout", type=_seconds, default=limits.head_timeout, metavar="S",
+                       help="seconds a client has to send a request's line and headers, else "
+                       f"408 (default: {limits.head_timeout:g})")
+    serve.add_argument("--body-timeout", type=_seconds, default=limits.body_timeout, metavar="S",
+                       help="seconds a client has to send a request's body once its headers "
+                       f"are in, else 408 (default: {limits.body_timeout:g})")
+    serve.add_argument("--keep-alive", type=_seconds, default=limits.keep_alive, metavar="S",
+                       help="seconds an idle connection stays open between requests "
+                       f"(default: {limits.keep_alive:g})")
     return parser
 
 
@@ -576,7 +640,9 @@ def _crosscheck(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from .web.server import serve
 
-    return serve(args.db, host=args.host, port=args.port, workers=args.workers)
+    return serve(args.db, host=args.host, port=args.port, workers=args.workers,
+                 limits=Limits(head_timeout=args.head_timeout, body_timeout=args.body_timeout,
+                               keep_alive=args.keep_alive, max_connections=args.max_connections))
 
 
 def run() -> None:

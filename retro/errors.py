@@ -15,6 +15,34 @@ raise these errors re-export them, so ``retro.position.SideError`` and
 
 from __future__ import annotations
 
+# --- quoting what the user wrote ------------------------------------------------------
+
+_SHORT_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """User text as a message shows it: in single quotes, at most ``limit`` characters
+    (then ``...``), with backslashes, quotes and every invisible or control character
+    escaped as JSON writes them (``\\u0000``), so a message stays one readable line
+    whatever the text holds. Every message that quotes user input (CLI and web) uses it.
+    """
+    shown = text if len(text) <= limit else text[:limit]
+    out = []
+    for char in shown:
+        if char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        else:
+            code = ord(char)
+            if code > 0xFFFF:  # beyond the BMP: a surrogate pair, as JSON writes it
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
+    return "'" + "".join(out) + ("'..." if len(text) > limit else "'")
+
+
 # --- input: positions, moves, notation ---------------------------------------------
 
 

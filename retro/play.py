@@ -36,7 +36,7 @@ from typing import TextIO
 import numpy as np
 
 from .db.database import RNG, Database, GameOverError, choose
-from .errors import IllegalMoveError, NotationError, UnknownCommandError  # re-exported
+from .errors import IllegalMoveError, NotationError, UnknownCommandError, quoted  # re-exported
 from .text import format_probe, result_text
 from .values import Outcome
 
@@ -136,7 +136,7 @@ def side_named(game, name) -> object:
         if str(name).strip().lower() in (side.value.lower(), side.letter.lower()):
             return side
     sides = ", ".join(side.value for side in game.sides)
-    raise NotationError(f"{name!r} is not a side of {game.title}: use {sides}")
+    raise NotationError(f"{quoted(str(name))} is not a side of {game.title}: use {sides}")
 
 
 def play_game(db: Database, human=None, start=None, seed: int | None = None,
@@ -238,9 +238,9 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
             except NotationError as error:
                 if strict:
                     raise UnknownCommandError(
-                        f"{command!r} is neither a move like '{_example(position, human)}' "
+                        f"{quoted(command)} is neither a move like '{_example(position, human)}' "
                         f"nor a command ({', '.join(COMMANDS)})") from error
-                say(f"{command!r} is neither a move like '{_example(position, human)}' "
+                say(f"{quoted(command)} is neither a move like '{_example(position, human)}' "
                     f"nor a command ({', '.join(COMMANDS)})")
                 continue
             history.append(position)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import settings
 
@@ -103,19 +105,21 @@ def web_client(web_app):
         yield client
 
 
-@pytest.fixture(scope="session")
-def web_server(web_app):
-    """The app on a live uvicorn server in a thread, on a free loopback port: its URL."""
+@contextlib.contextmanager
+def live_server(app, limits=None):
+    """``app`` on a live uvicorn server in a thread, on a free loopback port, configured as
+    ``retro serve`` configures it (with ``limits``, a :class:`retro.web.http.Limits`): its URL."""
     import socket
     import threading
     import time
 
     import uvicorn
 
+    from retro.web import http
+
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(web_app, log_level="warning", access_log=False, lifespan="on")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(http.config(app, limits or http.Limits()))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -123,10 +127,19 @@ def web_server(web_app):
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def web_server(web_app):
+    """The app on a live uvicorn server in a thread, on a free loopback port: its URL."""
+    with live_server(web_app) as url:
+        yield url
 
 
 CHROMIUM = "/usr/bin/chromium"

@@ -507,6 +507,19 @@ def every_position(size: int):
                 yield Position(side, musketeers, enemies, size)
 
 
+def random_positions(size: int, count: int, seed: int) -> list[Position]:
+    """Random positions of a board: each side, 3 musketeers, each other square an enemy
+    man with probability 1/2."""
+    rng = random.Random(seed)
+    squares = size * size
+    out = []
+    while len(out) < count:
+        trio = rng.sample(range(squares), 3)
+        enemies = sum(1 << s for s in range(squares) if s not in trio and rng.random() < 0.5)
+        out.append(Position(rng.choice(list(Side)), sum(1 << s for s in trio), enemies, size))
+    return out
+
+
 @pytest.mark.parametrize("in_memory", [False, True])
 def test_the_fast_probe_answer_is_the_probe_json(db3, db4, in_memory):
     """The server's jitted probe answer (Database.probe_rows, text.probe_answer_bytes)
@@ -514,12 +527,7 @@ def test_the_fast_probe_answer_is_the_probe_json(db3, db4, in_memory):
     every 3x3 position, and random 4x4 ones, from memory and from disk."""
     from retro.text import probe_answer, probe_answer_bytes
 
-    rng = random.Random(3)
-    random4 = []
-    while len(random4) < 3000:
-        trio = rng.sample(range(16), 3)
-        enemies = sum(1 << s for s in range(16) if s not in trio and rng.random() < 0.5)
-        random4.append(Position(rng.choice(list(Side)), sum(1 << s for s in trio), enemies, 4))
+    random4 = random_positions(4, 3000, seed=3)
     for path, positions in ((db3, list(every_position(3))), (db4, random4)):
         with open_database(path, in_memory=in_memory) as db:
             for position in positions:

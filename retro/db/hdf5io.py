@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from pathlib import Path
 
 import h5py
@@ -230,6 +231,11 @@ def check_readable(path: Path) -> None:
         raise DatabaseNotFoundError(f"no database at {path}")
     if path.is_dir():
         raise NotADatabaseError(f"{path} is a directory, not a retro database file")
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):  # a named pipe would block the open below until written to
+        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or \
+            stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file"
+        raise NotADatabaseError(f"{path} is {kind}, not a retro database file")
     try:
         with open(path, "rb"):
             pass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..errors import NotationError, PositionError
+from ..errors import NotationError, PositionError, quoted
 from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
 from .musketeers import ThreeMusketeers
 from .protocol import Game, Side
@@ -37,11 +37,11 @@ def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
     """The game ``name`` in ``variant`` (its first variant by default); one object each."""
     cls = GAMES.get(name)
     if cls is None:
-        raise UnknownGameError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
+        raise UnknownGameError(f"unknown game {quoted(name)}; the games are: {', '.join(GAMES)}")
     if variant is None:
         variant = cls.variants[0]
     if variant not in cls.variants:
-        raise UnknownGameError(f"{name} has no variant {variant!r}; its variants are: "
+        raise UnknownGameError(f"{name} has no variant {quoted(variant)}; its variants are: "
                                f"{', '.join(cls.variants)}")
     return cls(variant)
 

@@ -8,6 +8,7 @@ computer's moves from :func:`retro.play.computer_move`, text from :mod:`retro.te
 * :mod:`retro.web.app`: the Starlette application (routes, errors, caching headers);
 * :mod:`retro.web.openapi`: the OpenAPI document and a plain docs page;
 * :mod:`retro.web.shared`: one in-memory copy of the values shared by all workers;
+* :mod:`retro.web.http`: the HTTP layer, bounded (:mod:`retro.web.limits`);
 * :mod:`retro.web.server`: ``retro serve`` (uvicorn, workers, the URL, Ctrl-C);
 * ``static/``: the page (HTML, CSS, plain JavaScript; no CDN, no build step).
 
@@ -17,8 +18,17 @@ computer's moves from :func:`retro.play.computer_move`, text from :mod:`retro.te
 
 from __future__ import annotations
 
-from .app import create_app
-from .server import serve
-from .service import Service
-
 __all__ = ["Service", "create_app", "serve"]
+
+
+def __getattr__(name: str):
+    # Imported on first use: the command line reads retro.web.limits without a server.
+    if name == "create_app":
+        from .app import create_app as value
+    elif name == "serve":
+        from .server import serve as value
+    elif name == "Service":
+        from .service import Service as value
+    else:
+        raise AttributeError(f"module 'retro.web' has no attribute {name!r}")
+    return value

@@ -1,21 +1,24 @@
 """The Starlette application: API v1, the page, errors and caching headers.
 
-Every route answers JSON (or the page's own files) and nothing else:
+Every route answers JSON (or the page's own files) and nothing else, and every
+answer carries ``Access-Control-Allow-Origin: *`` (so do the HTTP layer's own,
+:mod:`retro.web.http`):
 
 * errors are ``{"error": "<one line>"}``, with retro's own words for bad input
-  (400), 404 for an unknown path or a board size not served, 405 for a method a
-  path does not take, 413 for a body over 1 MB or a batch over 10,000 positions;
-  anything unexpected is logged here and answered with a plain 400 line, never a
-  500, a traceback or a file name;
-* GET answers of the API carry ``Cache-Control``, an ``ETag`` derived from the
-  served databases' digest and retro's version (``If-None-Match`` gets 304), and
-  every answer ``Access-Control-Allow-Origin: *``.
+  (400), 404 for an unknown path (a trailing slash too: never a redirect) or a
+  board size not served, 405 for a method a path does not take, 413 for a body
+  over 1 MB or a batch over 10,000 positions; anything unexpected is logged here
+  and answered with a plain 400 line, never a 500, a traceback or a file name;
+* the API's paths and /health refuse query parameters they do not take; the page
+  and its files take any (the page reads its own);
+* GET answers of the API carry ``Cache-Control`` and an ``ETag`` derived from the
+  served databases' digest and retro's version (``If-None-Match`` gets 304).
 
-Handlers run in the event loop's thread: a probe takes tens of microseconds, a
-batch of 10,000 positions a few milliseconds, and no lock is needed around the
-databases' chunk caches. Requests are bounded before any work: query strings of
-at most 2 KiB, positions of at most 100 characters, bodies of at most 1 MB, read
-incrementally.
+Single probes run in the event loop's thread (tens of microseconds, no lock around
+the databases' chunk caches); a batch runs in a thread of its own, one at a time,
+so that the loop keeps answering during a batch on disk (seconds). Requests are
+bounded before any work: query strings of at most 2 KiB, positions of at most 100
+characters, bodies of at most 1 MB, read incrementally.
 """
 
 from __future__ import annotations
@@ -23,25 +26,36 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import PositionError
+from ..errors import PositionError, quoted
 from .openapi import docs_html, openapi
-from .service import MAX_BATCH, RequestError, Service, TooLargeError, content_tag, public_error
+from .service import (
+    MAX_BATCH,
+    RequestError,
+    Service,
+    TooLargeError,
+    Unwritable,
+    content_tag,
+    public_error,
+)
 from .shared import POLL_SECONDS
 
 log = logging.getLogger("retro.web")
 
 MAX_BODY = 1 << 20  # bytes of a POST body
 MAX_QUERY = 2048  # bytes of a query string
+MAX_NUMBER_DIGITS = 100  # characters of a number in a body that are converted
 ANSWER_CACHE_BYTES = 16 << 20  # recent GET answers kept per worker
 API_CACHE = "public, max-age=3600"  # values never change for a given ETag; revalidate hourly
 PAGE_CACHE = "no-cache"  # the page: always revalidated (a cheap 304)
@@ -172,13 +186,19 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     play = api(("position", "seed"),
                lambda q: (service.play(q.get("position"), q.get("seed")), q.get("seed") is not None))
 
+    batch_turns: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
     async def probe(request: Request) -> Response:
         if request.method != "POST":
             return await probe_get(request)
         try:
             _query(request, ())
             items = _positions(await _body(request))
-            body = service.batch(items)
+            # In a thread, so the event loop answers other requests meanwhile (a batch
+            # on disk takes seconds); one at a time, so that a queue of batches waits
+            # here rather than in threads that all compete for the interpreter.
+            async with batch_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock()):
+                body = await run_in_threadpool(service.batch, items)
         except ClientDisconnect:
             return Response(None, 400)
         except Exception as exc:  # noqa: BLE001
@@ -193,8 +213,9 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
             body = json.dumps(service.info(), separators=(",", ":")).encode()
         except Exception as exc:  # noqa: BLE001
             return error(exc)
-        # "values" says whether the shared table has loaded yet: revalidate every time.
-        return answer(request, body, cache="no-cache", etag=service.etag)
+        # "values" and "loading" say whether the shared table has loaded yet: revalidate
+        # every time, against a tag that changes with them.
+        return answer(request, body, cache="no-cache", etag=service.info_etag())
 
     api_spec = openapi()
     spec = json.dumps(api_spec, indent=1).encode()
@@ -202,20 +223,35 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     spec_tag, docs_tag = content_tag(spec), content_tag(docs)
 
     async def openapi_json(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return answer(request, spec, cache=PAGE_CACHE, etag=spec_tag)
 
     async def docs_page(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return _revalidated(request, docs, HTML, {
-            "ETag": docs_tag, "Cache-Control": PAGE_CACHE, **SECURITY,
+            "ETag": docs_tag, "Cache-Control": PAGE_CACHE, **SECURITY, **CORS,
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
     async def health(request: Request) -> Response:
+        try:
+            _query(request, ())
+        except RequestError as exc:
+            return error(exc)
         return Response(b'{"status":"ok"}', 200, {"Cache-Control": "no-store", **CORS},
                         media_type=JSON)
 
+    # The page and its files take any query: the page reads its own (?start=...&moves=...)
+    # and asset URLs carry a version (?v=...).
     async def index(request: Request) -> Response:
         body, tag = page
-        return _revalidated(request, body, HTML, {"ETag": tag, "Cache-Control": PAGE_CACHE, **SECURITY})
+        return _revalidated(request, body, HTML, {"ETag": tag, "Cache-Control": PAGE_CACHE,
+                                                  **SECURITY, **CORS})
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -223,7 +259,7 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
             return error(NotFound("no such file"))
         body, tag = assets[name]
         return _revalidated(request, body, STATIC[name], {
-            "ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff"})
+            "ETag": tag, "Cache-Control": ASSET_CACHE, "X-Content-Type-Options": "nosniff", **CORS})
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 405:
@@ -267,6 +303,9 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: http_error, Exception: unexpected})
+    # /health/ is not /health: a 404 like any unknown path, never a redirect (whose
+    # Location Starlette would build from the Host header the client sent).
+    app.router.redirect_slashes = False
     app.state.service = service
     app.state.unexpected_errors = 0  # answers that had to hide an exception (see the log)
     return app
@@ -302,11 +341,10 @@ def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
     query: dict[str, str] = {}
     for key, value in items:
         if key not in allowed:
-            shown = key if len(key) <= 30 else key[:30] + "..."
             takes = f"it takes {', '.join(allowed)}" if allowed else "it takes none"
-            raise RequestError(f"unknown parameter {shown!r} for {request.url.path}; {takes}")
+            raise RequestError(f"unknown parameter {quoted(key, 30)} for {request.url.path}; {takes}")
         if key in query:
-            raise RequestError(f"parameter {key!r} is given more than once")
+            raise RequestError(f"parameter {quoted(key, 30)} is given more than once")
         query[key] = value
     return query
 
@@ -330,19 +368,22 @@ def _positions(body: bytes) -> list:
     if not body.strip():
         raise RequestError(f"empty body: {usage}")
     try:
-        data = json.loads(body, parse_constant=_not_json)
+        data = json.loads(body, parse_constant=_not_json, parse_int=_integer, parse_float=_float)
     except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, nesting too deep
-        if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-            detail = str(exc).splitlines()[0] if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        if isinstance(exc, json.JSONDecodeError):
+            detail = f"{exc.msg.lower()} at line {exc.lineno}, column {exc.colno}"
+        elif isinstance(exc, UnicodeDecodeError):
+            detail = "not UTF-8"
+        elif isinstance(exc, RecursionError):
+            detail = "nested too deeply"
         else:
-            detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            detail = str(exc) if isinstance(exc, NotJSONError) else "not JSON"
         raise RequestError(f"the body is not valid JSON ({detail}): {usage}") from None
     if not isinstance(data, dict):
         raise RequestError(usage)
     unknown = sorted(set(data) - {"positions"})
     if unknown:
-        shown = unknown[0] if len(unknown[0]) <= 30 else unknown[0][:30] + "..."
-        raise RequestError(f"unknown field {shown!r}: {usage}")
+        raise RequestError(f"unknown field {quoted(unknown[0], 30)}: {usage}")
     items = data.get("positions")
     if not isinstance(items, list):
         raise RequestError(usage)
@@ -351,9 +392,24 @@ def _positions(body: bytes) -> list:
     return items
 
 
+class NotJSONError(ValueError):
+    """A constant Python's JSON reader accepts but the standard does not."""
+
+
 def _not_json(constant: str):
     """``NaN`` and ``Infinity`` are not JSON: refuse them as the standard does."""
-    raise ValueError(f"{constant} is not a JSON value")
+    raise NotJSONError(f"{constant} is not a JSON value")
+
+
+def _integer(text: str) -> int | Unwritable:
+    # Python refuses to convert more than 4,300 digits (with a message naming sys);
+    # a position is never a number, so any long one is simply not echoed.
+    return int(text) if len(text) <= MAX_NUMBER_DIGITS else Unwritable()
+
+
+def _float(text: str) -> float | Unwritable:
+    value = float(text)
+    return value if math.isfinite(value) else Unwritable()  # 1e400 would echo as Infinity
 
 
 def _static_files() -> tuple[dict[str, tuple[bytes, str]], tuple[bytes, str]]:

@@ -1,8 +1,9 @@
-"""The loader process of ``retro serve``: ``main([DATABASE, TARGET, DIGEST, ...])``.
+"""The loader process of ``retro serve``: ``main([DATABASE, TARGET, DIGEST, NAME, ...])``.
 
-Decompresses a database into the shared memory file ``TARGET`` (see
-:mod:`retro.web.shared`) and says on standard error how it went. The server starts
-it at low priority (:data:`retro.web.shared.LOADER`).
+Decompresses each database into its shared memory file ``TARGET`` (see
+:mod:`retro.web.shared`) and says on standard error how it went, naming the file
+``NAME``. The server starts it at low priority, dying with the server
+(:data:`retro.web.shared.LOADER`).
 """
 
 from __future__ import annotations
@@ -15,21 +16,22 @@ from .shared import fill
 
 
 def main(argv: list[str]) -> int:
-    """Fill each shared memory in turn (``argv``: DATABASE TARGET DIGEST, repeated); the
-    exit status (0 when every database loaded)."""
+    """Fill each shared memory in turn (``argv``: DATABASE TARGET DIGEST NAME, repeated);
+    the exit status (0 when every database loaded)."""
     status = 0
-    for i in range(0, len(argv) - 2, 3):
-        database, target, digest = Path(argv[i]), argv[i + 1], argv[i + 2]
+    for i in range(0, len(argv) - 3, 4):
+        database, target, digest, name = Path(argv[i]), argv[i + 1], argv[i + 2], argv[i + 3]
         try:
             seconds = fill(database, target, digest)
         except (DatabaseError, OSError) as error:
-            print(f"retro serve: could not load {database.name} into shared memory ({error}); "
+            reason = " ".join(str(error).replace(str(database), name).split())
+            print(f"retro serve: could not load {name} into shared memory ({reason}); "
                   "answering from disk", file=sys.stderr, flush=True)
             status = 1
             continue
         except KeyboardInterrupt:
             return 130
-        print(f"retro serve: {database.name} loaded into shared memory in {seconds:.1f} s",
+        print(f"retro serve: {name} loaded into shared memory in {seconds:.1f} s",
               file=sys.stderr, flush=True)
     return status
 

@@ -111,7 +111,9 @@ def openapi() -> dict:
                                 {"type": "object", "required": ["position", "winner", "plies"],
                                  "properties": {"position": {"type": "string"}, **_VALUE}},
                                 {"type": "object", "required": ["position", "error"],
-                                 "properties": {"position": {}, "error": {"type": "string"}}},
+                                 "properties": {"position": {"description": "the entry as sent (null "
+                                                             "for a number JSON cannot write)"},
+                                                "error": {"type": "string"}}},
                             ]}}}}}}}, **_errors(400, 413)},
                 },
             },
@@ -134,7 +136,9 @@ def openapi() -> dict:
             "/api/v1/info": {"get": get(
                 "The boards served",
                 "Board size, enemy-men limit, positions, format version, content digest, build "
-                "time and how the values are held, per board; retro's version.",
+                "time and how the values are held (`values`: `disk` or `memory`; `loading`: "
+                "whether the shared in-memory table is still being filled), per board; "
+                "retro's version.",
                 [], {"type": "object"}, (304,))},
             "/health": {"get": {"summary": "Liveness", "responses": {"200": {
                 "description": "OK", "content": {"application/json": {"schema": {

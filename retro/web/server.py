@@ -1,15 +1,20 @@
 """``retro serve``: find the databases, share their values, run uvicorn.
 
 :func:`serve` runs in the ``retro`` process. It checks every database (a missing,
-foreign or unfinished file is the user's mistake: one line, exit status 2), binds
-the listening socket itself (so ``--port 0`` can print the port it got), prints the
+foreign or unfinished file, or one that is not a regular file, is the user's
+mistake: one line, exit status 2) and notes its digest (every worker, and the
+loader, check that they open that same database, see :func:`worker_app`), binds
+and listens on the socket itself (so ``--port 0`` can print the port it got, and a
+port taken by another server fails here, before the URL is printed), prints the
 URL, starts the loader of the shared values (:mod:`retro.web.shared`) and runs
-uvicorn: in this process with one worker, or with N workers forked from this process
-once it has built the probe tables and loaded the compiled kernels
-(:class:`Supervisor`), so each answers within a fraction of a second and shares those
-pages. Workers build their application with :func:`worker_app` from the
-configuration in the environment variable :data:`ENVIRONMENT` (databases and
-shared-value files). Ctrl-C stops the workers, the loader and the server cleanly.
+uvicorn: in this process with one worker, or with N workers forked from this
+process once it has built the probe tables and loaded the compiled kernels
+(:class:`Supervisor`), so each answers within a fraction of a second and shares
+those pages. Workers build their application with
+:func:`worker_app` from the configuration in the environment variable
+:data:`ENVIRONMENT` (databases, their digests and shared-value files). Ctrl-C or
+SIGTERM stops the workers, the loader and the server cleanly (exit status 0); no
+process of the server outlives it, even after ``kill -9``.
 
 The server is stateless and read-only: more capacity is more workers, or more
 machines with the same file behind any load balancer.
@@ -17,11 +22,13 @@ machines with the same file behind any load balancer.
 
 from __future__ import annotations
 
+import collections
 import gc
 import ipaddress
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import sys
@@ -29,14 +36,20 @@ import time
 import traceback
 from pathlib import Path
 
-from ..games.musketeers import rules
-from ..errors import DatabaseNotFoundError
+import uvicorn
+
 from ..db.format import DatabaseFile, default_path
+from ..errors import DatabaseError, DatabaseNotFoundError
+from ..games.musketeers import rules
+from . import http
+from .limits import Limits
+from .shared import die_with_parent
 
 ENVIRONMENT = "RETRO_SERVE_CONFIG"
 EXIT_USAGE = 2
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+BACKLOG = 2048  # uvicorn's default
 
 
 def find_databases(dbs: list[Path] | None) -> list[Path]:
@@ -58,7 +71,7 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
     """
     from ..db.database import open_database
 
-    checked, sizes = [], {}
+    checked, sizes, seen = [], {}, {}
     for path in paths:
         try:
             file = DatabaseFile(path, cache_bytes=0)
@@ -69,6 +82,11 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
             digest, size = file.content_digest(), int(file.metadata["board_size"])
         finally:
             file.close()
+        identity = (path.stat().st_dev, path.stat().st_ino)
+        if identity in seen:
+            raise ValueError(f"{path} is given twice" + ("" if str(seen[identity]) == str(path)
+                                                         else f" (as {seen[identity]} too)"))
+        seen[identity] = path
         if size in sizes:
             raise ValueError(f"{sizes[size]} and {path} are both {size}x{size} databases; "
                              "serve one file per board size")
@@ -82,10 +100,13 @@ def host_warning(host: str) -> str | None:
     if host == "localhost":
         return None
     try:
-        if ipaddress.ip_address(host.strip("[]")).is_loopback:
-            return None
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        pass
+        address = None
+    if address is not None:
+        mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 is 127.0.0.1
+        if address.is_loopback or (mapped is not None and mapped.is_loopback):
+            return None
     return (f"retro serve: warning: listening on {host}, not the loopback address: other "
             "machines can reach this server (it has no authentication and no TLS)")
 
@@ -96,12 +117,18 @@ def url(host: str, port: int) -> str:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening-ready TCP socket on ``host:port`` (inheritable, for the workers)."""
+    """A listening TCP socket on ``host:port`` (inheritable, for the workers).
+
+    It listens at once: two servers started at the same moment may both bind a port
+    (SO_REUSEADDR lets sockets that do not listen yet share it), but only one can
+    listen, and the other must fail here rather than inside uvicorn's event loop,
+    which would swallow the error and leave a server that serves nothing."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
+        sock.listen(BACKLOG)
     except OSError:
         sock.close()
         raise
@@ -110,14 +137,14 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-          workers: int = 1, share: bool | None = None) -> int:
-    """Run the server until Ctrl-C; the exit status (0, or 2 when it cannot start).
+          workers: int = 1, share: bool | None = None, limits: Limits = Limits()) -> int:
+    """Run the server until Ctrl-C or SIGTERM; the exit status (0, or 2 when it cannot
+    start).
 
     ``share`` (default: when the system supports it) loads each database's values once
     into memory shared by every worker; without it workers answer from disk.
+    ``limits`` bound what a client may hold of a worker (:class:`retro.web.limits.Limits`).
     """
-    import uvicorn
-
     from .shared import Loader, SharedValues, supported
 
     databases = check_databases(find_databases(dbs))
@@ -133,19 +160,22 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     if share is None:  # RETRO_SERVE_SHARE=0: every worker answers from disk
         share = os.environ.get("RETRO_SERVE_SHARE", "1").strip() != "0"
     share = share and supported()
+    paths = [str(path) for path, *_ in databases]
     shared: list[SharedValues] = []
     loader: Loader | None = None
+    # SIGTERM stops the server as Ctrl-C does (uvicorn raises again the signal that
+    # stopped it: with the default action, SIGTERM would kill this process there).
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         if share:
             shared = [SharedValues(path, size, digest) for path, size, digest in databases]
         os.environ[ENVIRONMENT] = json.dumps({
-            "databases": [str(path) for path, *_ in databases],
+            "databases": paths,
+            "digests": {path: digest for path, (*_, digest) in zip(paths, databases)},
             "shared": {str(values.database): values.path for values in shared},
         })
-        config = uvicorn.Config(
-            "retro.web.server:worker_app", factory=True, workers=workers, lifespan="on",
-            log_level="warning", access_log=False, server_header=False,
-            timeout_graceful_shutdown=5)
+        config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
+                             timeout_graceful_shutdown=5)
         boards = ", ".join(f"{size}x{size}" for _, size, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
@@ -156,9 +186,10 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
             if workers == 1:
                 uvicorn.Server(config).run(sockets=[sock])
             elif hasattr(os, "fork") and os.environ.get("RETRO_SERVE_FORK", "1").strip() != "0":
-                prepare([path for path, *_ in databases])
-                if Supervisor(config, sock, workers).run() != 0:
-                    print("retro: error: the server could not start", file=sys.stderr)
+                prepare(paths)
+                failure = Supervisor(config, sock, workers).run()
+                if failure:
+                    print(f"retro: error: {failure}", file=sys.stderr)
                     return EXIT_USAGE
             else:
                 from uvicorn.supervisors import Multiprocess
@@ -166,11 +197,13 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
                 Multiprocess(config, sockets=[sock]).run()
         except SystemExit as stop:  # a worker that could not start (uvicorn logged why)
             if stop.code not in (None, 0):
-                print("retro: error: the server could not start", file=sys.stderr)
+                print("retro: error: the server could not start (the lines above say why)",
+                      file=sys.stderr)
                 return EXIT_USAGE
         except KeyboardInterrupt:
             pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if loader is not None:
             loader.stop()
         for values in shared:
@@ -181,12 +214,12 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     return 0
 
 
-def prepare(paths: list[Path]) -> None:
+def prepare(paths: list[str]) -> None:
     """Build the probe tables and load the compiled kernels here, before forking the
     workers: each worker inherits them (copy-on-write) instead of building its own."""
     from .service import Service
 
-    service = Service.open(paths)
+    service = Service.open([Path(p) for p in paths])
     try:
         service.warm()
     finally:
@@ -199,21 +232,32 @@ class Supervisor:
     uvicorn's own supervisor starts each worker as a new interpreter that imports
     everything and builds its tables again (1.5-2 s per worker, ~50 MB each); a fork
     of this process, already prepared (:func:`prepare`), answers within a fraction of
-    a second and shares those pages. A worker that dies is replaced; one that cannot
-    start stops the server. Ctrl-C or SIGTERM stops every worker gracefully.
+    a second and shares those pages.
+
+    A worker tells the supervisor once it serves (a byte on a pipe). A worker that
+    ends before that, by itself, could not start (uvicorn or the application said
+    why): the server stops, saying so. A worker that dies while serving, however
+    often, is replaced: at once up to :attr:`RESTART_BURST` times in
+    :attr:`RESTART_WINDOW` seconds, then one every :attr:`RESTART_INTERVAL` seconds
+    (the log says when it waits), so that a worker that keeps crashing cannot make
+    the supervisor fork without pause. Ctrl-C or SIGTERM stops every worker gracefully.
     """
 
-    RESTARTS = 10  # replacements before giving up on a crashing worker
+    RESTART_BURST = 10
+    RESTART_WINDOW = 60.0
+    RESTART_INTERVAL = 1.0
 
     def __init__(self, config, sock: socket.socket, workers: int) -> None:
         self.config, self.sock, self.workers = config, sock, workers
-        self.children: set[int] = set()
+        self.children: dict[int, int] = {}  # pid -> read end of its ready pipe (-1: serving)
+        self.restarts: collections.deque[float] = collections.deque()
+        self.due: list[float] = []  # when each replacement still to start is due
         self.stopping = False
 
-    def run(self) -> int:
-        """Serve until stopped; 0, or 1 when a worker could not start."""
+    def run(self) -> str | None:
+        """Serve until stopped; None, or what went wrong when a worker could not start."""
         previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-        status, restarts = 0, 0
+        failure = None
         # Objects made so far are shared with the workers: kept out of garbage collection,
         # which would otherwise write to every one of them and copy their pages.
         gc.collect()
@@ -221,29 +265,64 @@ class Supervisor:
         try:
             for _ in range(self.workers):
                 self._fork()
-            while not self.stopping and self.children:
-                for pid in list(self.children):
-                    done, code = os.waitpid(pid, os.WNOHANG)
-                    if done == 0:
-                        continue
-                    self.children.discard(pid)
-                    exit_code = os.waitstatus_to_exitcode(code)
-                    if self.stopping:
-                        continue
-                    if exit_code == STARTUP_FAILURE or restarts >= self.RESTARTS:
-                        status = 1
-                        self.stopping = True
-                        break
-                    restarts += 1
-                    print(f"retro serve: worker {pid} ended (status {exit_code}); starting another",
-                          file=sys.stderr, flush=True)
+            while not self.stopping and (self.children or self.due):
+                self._wait_for_ready(0.1)
+                failure = self._reap()
+                if failure:
+                    break
+                now = time.monotonic()
+                while self.due and self.due[0] <= now and not self.stopping:
+                    self.due.pop(0)
                     self._fork()
-                time.sleep(0.1)
         finally:
             self._terminate()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        return status
+        return failure
+
+    def _wait_for_ready(self, seconds: float) -> None:
+        pipes = {fd: pid for pid, fd in self.children.items() if fd >= 0}
+        try:
+            readable = select.select(list(pipes), [], [], seconds)[0] if pipes else []
+        except InterruptedError:
+            return
+        if not pipes:
+            time.sleep(seconds)
+        for fd in readable:
+            if os.read(fd, 1):
+                self.children[pipes[fd]] = -1
+                os.close(fd)
+
+    def _reap(self) -> str | None:
+        for pid in list(self.children):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done == 0:
+                continue
+            pipe = self.children.pop(pid)
+            # (It may have said "ready" since the last look: the pipe holds that byte.)
+            started = pipe < 0 or os.read(pipe, 1) == b"1"
+            self._close_pipe(pipe)
+            if self.stopping:
+                continue
+            what = _ending(status)
+            if not started and not os.WIFSIGNALED(status):
+                return f"worker {pid} could not start ({what}; the lines above say why)"
+            self._replace(pid, what)
+        return None
+
+    def _replace(self, pid: int, what: str) -> None:
+        now = time.monotonic()
+        while self.restarts and self.restarts[0] < now - self.RESTART_WINDOW:
+            self.restarts.popleft()
+        due = now
+        if len(self.restarts) >= self.RESTART_BURST:
+            due = max(now, self.restarts[-1] + self.RESTART_INTERVAL, *self.due)
+        self.restarts.append(due)
+        self.due.append(due)
+        wait = f" in {due - now:.1f} s ({len(self.restarts) - 1} restarts in the last " \
+               f"{self.RESTART_WINDOW:g} s)" if due > now else ""
+        print(f"retro serve: worker {pid} ended ({what}); starting another{wait}",
+              file=sys.stderr, flush=True)
 
     def _stop(self, signum, frame) -> None:
         self.stopping = True
@@ -251,20 +330,24 @@ class Supervisor:
     def _fork(self) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
+        ready, tell = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker: serve, then leave without running the parent's code
+            for fd in (ready, *self.children.values()):  # the other workers' pipes are not its own
+                self._close_pipe(fd)
             code = 0
             try:
-                _die_with_parent()
+                die_with_parent()
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     signal.signal(sig, signal.SIG_DFL)
-                import uvicorn
-
-                uvicorn.Server(self.config).run(sockets=[self.sock])
+                WorkerServer(self.config, tell).run(sockets=[self.sock])
             except SystemExit as stop:
                 code = stop.code if isinstance(stop.code, int) else 1
             except KeyboardInterrupt:
                 code = 0
+            except DatabaseError as error:  # in the CLI's words, one line
+                print(f"retro serve: {error}", file=sys.stderr)
+                code = STARTUP_FAILURE
             except BaseException:  # noqa: BLE001 - reported, then the worker ends
                 traceback.print_exc()
                 code = 1
@@ -272,7 +355,8 @@ class Supervisor:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        self.children.add(pid)
+        os.close(tell)
+        self.children[pid] = ready
 
     def _terminate(self) -> None:
         for pid in self.children:
@@ -281,12 +365,43 @@ class Supervisor:
         while self.children and time.monotonic() < deadline:
             for pid in list(self.children):
                 if os.waitpid(pid, os.WNOHANG)[0]:
-                    self.children.discard(pid)
+                    self._close_pipe(self.children.pop(pid))
             time.sleep(0.05)
-        for pid in self.children:
+        for pid in list(self.children):
             _signal(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-        self.children.clear()
+            self._close_pipe(self.children.pop(pid))
+
+    @staticmethod
+    def _close_pipe(fd: int) -> None:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _ending(status: int) -> str:
+    """How a child ended, in words, from its wait status."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"killed by {signal.Signals(number).name}"
+        except ValueError:
+            return f"killed by signal {number}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+class WorkerServer(uvicorn.Server):
+    """uvicorn's server, telling the supervisor (a byte on ``tell``) once it serves."""
+
+    def __init__(self, config, tell: int) -> None:
+        super().__init__(config)
+        self.tell = tell
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.tell >= 0:
+            os.write(self.tell, b"1")
+            os.close(self.tell)
+            self.tell = -1
 
 
 STARTUP_FAILURE = 3  # uvicorn's exit status for a worker that could not start
@@ -296,17 +411,6 @@ def _signal(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
     except ProcessLookupError:
-        pass
-
-
-def _die_with_parent() -> None:
-    """Linux: end this worker when the supervisor dies (even by kill -9)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
         pass
 
 
@@ -324,4 +428,13 @@ def worker_app():
         logger.propagate = False
     config = json.loads(os.environ[ENVIRONMENT])
     service = Service.open([Path(p) for p in config["databases"]], shared=config.get("shared"))
+    # Every worker serves the databases checked at start, or none: a worker started
+    # later (one replacing a worker that died) finds out here whether a file was
+    # replaced meanwhile, and then refuses to start, which stops the server.
+    digests = config.get("digests", {})
+    for board in service.boards.values():
+        if digests.get(str(board.db.path), board.digest) != board.digest:
+            service.close()
+            raise DatabaseError(f"{board.db.path} changed since the server started (its digest is "
+                                "not the one checked then); restart the server to serve the new file")
     return create_app(service, close=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from ..errors import (
     DatabaseError,
     PositionError,
     PositionNotInDatabaseError,
+    quoted,
 )
 from ..play import computer_move
 from ..games.musketeers.position import Position, parse_canonical
@@ -105,9 +107,29 @@ class Board:
     metadata: dict
     attachment: Attachment | None = None
     size: int = field(init=False)
+    _batch_db: Database | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.size = self.db.size
+
+    def batch_db(self) -> Database:
+        """The database a batch reads (called by one batch at a time): :attr:`db` once
+        the values are in memory (reading the table is thread safe), else a second
+        object on the same file with a chunk cache of its own, closed once the values
+        are in memory."""
+        if self.db.in_memory:
+            if self._batch_db is not None:
+                self._batch_db.close()
+                self._batch_db = None
+            return self.db
+        if self._batch_db is None:
+            self._batch_db = open_database(self.db.path)
+        return self._batch_db
+
+    def close(self) -> None:
+        self.db.close()
+        if self._batch_db is not None:
+            self._batch_db.close()
 
     @property
     def max_guards(self) -> int:
@@ -137,6 +159,7 @@ class Board:
             "retro_version_built": self.metadata.get("retro_version"),
             "start": str(start) if start.enemy_count <= self.max_guards else None,
             "values": "memory" if self.db.in_memory else "disk",
+            "loading": self.attachment is not None,
         }
 
 
@@ -152,6 +175,7 @@ class Service:
         self.paths = tuple(s for b in boards for s in (str(b.db.path), str(Path(b.db.path).resolve())))
         tag = "\n".join([f"retro {__version__}"] + [f"{b.size}:{b.digest}" for b in self.boards.values()])
         self.etag = content_tag(tag.encode())
+        self._batch_lock = threading.Lock()
 
     @classmethod
     def open(cls, paths: list[Path], shared: dict[str, str] | None = None) -> Service:
@@ -173,7 +197,7 @@ class Service:
 
     def close(self) -> None:
         for board in self.boards.values():
-            board.db.close()
+            board.close()
 
     def waiting(self) -> bool:
         """Whether some board still waits for its shared values to load."""
@@ -230,8 +254,7 @@ class Service:
         if text is None:
             return None
         if not (text.isascii() and text.isdigit()) or len(text) > 20 or int(text) > MAX_SEED:
-            shown = text if len(text) <= 30 else text[:30] + "..."
-            raise RequestError(f"seed must be a whole number from 0 to {MAX_SEED}, not {shown!r}")
+            raise RequestError(f"seed must be a whole number from 0 to {MAX_SEED}, not {quoted(text, 30)}")
         return int(text)
 
     # --- answers ---------------------------------------------------------------------
@@ -260,26 +283,31 @@ class Service:
     def batch(self, items: list) -> bytes:
         """POST /api/v1/probe: ``{"results": [...]}`` as JSON bytes, one result per item.
 
-        Positions in the canonical notation (what ``retro probe`` prints, with spaces or
-        ``_``) are parsed and probed a whole array at a time; any other item goes
-        through :meth:`Position.parse` alone, so its error names its own problem.
+        Every position that :meth:`Position.parse` accepts is first written with single
+        spaces (what ``str(position)`` prints), so all of them are parsed and probed a
+        whole array at a time (:func:`parse_canonical`, ``probe_many``: on disk each
+        chunk the batch touches is decompressed once); only items that are not
+        positions go through :meth:`Position.parse` alone, so that their error names
+        their own problem.
+
+        Safe to call from another thread than the one answering single probes: one
+        batch at a time, and on disk through a database object of its own
+        (:meth:`Board.batch_db`), since a database's chunk cache is not thread safe.
         """
+        with self._batch_lock:
+            return self._batch(items)
+
+    def _batch(self, items: list) -> bytes:
         texts = [item.replace("_", " ") if isinstance(item, str) and len(item) <= MAX_POSITION_CHARS
                  else None for item in items]
         results: list[str | None] = [None] * len(items)
-        canonical = parse_canonical(texts)
-        for size, (index, side, musketeers, enemies, men) in canonical.items():
-            board = self.boards.get(size)
-            if board is None:
-                continue  # answered one by one below, with the error
-            fits = men <= board.max_guards
-            index, side, musketeers, enemies = index[fits], side[fits], musketeers[fits], enemies[fits]
-            if len(index) == 0:
-                continue
-            musketeers_win, plies = board.db.probe_many((side, musketeers, enemies))
-            endings = BATCH_RESULT_ENDINGS
-            for i, value in zip(index.tolist(), (2 * plies + musketeers_win).tolist()):
-                results[i] = '{"position":"' + texts[i] + endings[value]
+        answered = self._probe_canonical(texts, results)
+        if answered < len(texts) - texts.count(None):
+            # Then the others, written with single spaces (only they: splitting every
+            # text would cost a canonical batch a third more).
+            spaced = [None if result is not None or text is None else " ".join(text.split())
+                      for text, result in zip(texts, results)]
+            self._probe_canonical(spaced, results)
         for i, item in enumerate(items):
             if results[i] is not None:
                 continue
@@ -287,14 +315,44 @@ class Service:
                 if not isinstance(item, str):
                     raise RequestError(f"a position must be text, not {_json_type(item)}")
                 position = self.parse(item)
-                outcome = self.board(position).db.probe(position)
+                outcome = self.board(position).batch_db().probe(position)
                 answer = {"position": str(position), **outcome.as_dict()}
             except (PositionError, RequestError, DatabaseError) as error:
                 if isinstance(error, ChecksumError):
                     raise
                 answer = {"position": item, "error": public_error(error, self.paths)[1]}
-            results[i] = json.dumps(answer, separators=(",", ":"))
+            # The item is echoed as strict JSON: a number JSON cannot write back (1e400)
+            # as null, a lone surrogate (valid in Python's JSON only) as "?".
+            results[i] = json.dumps(answer, separators=(",", ":"), ensure_ascii=False,
+                                    default=_unwritable).encode("utf-8", "replace").decode()
         return ('{"results":[' + ",".join(results) + "]}").encode()
+
+    def _probe_canonical(self, texts: list[str | None], results: list[str | None]) -> int:
+        """Probe every text in canonical notation (:func:`parse_canonical`) of a board
+        served, an array per board, and write its result into ``results``; how many."""
+        answered = 0
+        for size, (index, side, musketeers, enemies, men) in parse_canonical(texts).items():
+            board = self.boards.get(size)
+            if board is None:
+                continue  # answered one by one, with the error
+            fits = men <= board.max_guards
+            index, side, musketeers, enemies = index[fits], side[fits], musketeers[fits], enemies[fits]
+            if len(index) == 0:
+                continue
+            musketeers_win, plies = board.batch_db().probe_many((side, musketeers, enemies))
+            endings = BATCH_RESULT_ENDINGS
+            for i, value in zip(index.tolist(), (2 * plies + musketeers_win).tolist()):
+                results[i] = '{"position":"' + texts[i] + endings[value]
+            answered += len(index)
+        return answered
+
+    def info_etag(self) -> str:
+        """The ETag of :meth:`info`: :attr:`etag` once no shared values are loading (what
+        info says then stays so), else one naming the boards still loading."""
+        if not self._pending:
+            return self.etag
+        loading = ",".join(str(board.size) for board in self._pending)
+        return content_tag(f"{self.etag} loading {loading}".encode())
 
     def info(self) -> dict:
         """GET /api/v1/info: the boards served and retro's version (never a path)."""
@@ -309,12 +367,23 @@ def _json(data: dict) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
+class Unwritable:
+    """A number of a request body that has no JSON value of its own in the answer: one
+    out of float range, or too long to convert."""
+
+
+def _unwritable(value):
+    if isinstance(value, Unwritable):
+        return None
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 def _json_type(value) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Unwritable)):
         return "a number"
     if isinstance(value, list):
         return "an array"

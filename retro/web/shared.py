@@ -26,8 +26,10 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -41,9 +43,25 @@ log = logging.getLogger("retro.web")
 
 TRAILER = 4096  # bytes after the values: the ready mark, then the database digest
 READY = b"retro-shared-values-v1:"
+FAILED = b"retro-shared-values-failed"  # the server gave up loading: workers stay on disk
 POLL_SECONDS = 0.25  # how often a waiting worker looks at the trailer
-LOADER = ("import os, sys\ntry:\n    os.nice(10)\nexcept OSError:\n    pass\n"
-          "from retro.web.loader import main\nsys.exit(main(sys.argv[1:]))")
+# The loader's first lines: die with the server (argv[1]) before anything else, as
+# die_with_parent does (inlined: importing retro takes long enough for a server to
+# die meanwhile), then lower its priority, then load.
+LOADER = ("import ctypes, os, sys\ntry:\n    ctypes.CDLL(None).prctl(1, 9)\nexcept (OSError, AttributeError):\n"
+          "    pass\nif os.getppid() != int(sys.argv[1]):\n    sys.exit(1)\ntry:\n    os.nice(10)\n"
+          "except OSError:\n    pass\nfrom retro.web.loader import main\nsys.exit(main(sys.argv[2:]))")
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """Linux: have the kernel send ``sig`` to this process when its parent dies (even by
+    ``kill -9``), so that no process of a server outlives it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, sig)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def supported() -> bool:
@@ -71,6 +89,16 @@ class SharedValues:
         os.ftruncate(self.fd, self.nbytes + TRAILER)
         self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
 
+    def ready(self) -> bool:
+        """Whether the loader has filled the memory (its trailer says so)."""
+        mark = READY + self.digest.encode()
+        return self.fd >= 0 and os.pread(self.fd, len(mark), self.nbytes) == mark
+
+    def give_up(self) -> None:
+        """Tell the workers that these values will not load (they stay on disk)."""
+        if self.fd >= 0 and not self.ready():
+            os.pwrite(self.fd, FAILED, self.nbytes)
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
@@ -81,15 +109,60 @@ class Loader:
     """One process that fills the shared memory of every database, one after the other.
 
     It runs at low priority (lowered before it imports anything, so the workers start
-    first) and in a session of its own: Ctrl-C goes to the server, which ends it.
+    first), in a session of its own (Ctrl-C goes to the server, which ends it), and
+    dies with the server, even one killed with ``kill -9``. A thread of the server
+    watches it: a loader killed before it finished is logged and started again, up
+    to :attr:`RETRIES` times; a loader that failed (it says why) or that was killed
+    too often is logged too, and the workers are told to stay on disk.
     """
 
-    def __init__(self, shared: list[SharedValues]) -> None:
-        arguments = [str(a) for values in shared for a in (values.database, values.path, values.digest)]
-        self.process = subprocess.Popen([sys.executable, "-c", LOADER, *arguments],
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+    RETRIES = 2
+
+    def __init__(self, shared: list[SharedValues], names: list[str] | None = None,
+                 retries: int = RETRIES) -> None:
+        self.shared, self.retries = shared, retries
+        self.names = names or [values.database.name for values in shared]
+        self.attempts = 0
+        self._lock = threading.Lock()
+        self._stopping = False
+        self.process = self._start()
+        self._watcher = threading.Thread(target=self._watch, name="retro-loader-watch", daemon=True)
+        self._watcher.start()
+
+    def _start(self) -> subprocess.Popen:
+        self.attempts += 1
+        arguments = [str(a) for values, name in zip(self.shared, self.names) if not values.ready()
+                     for a in (values.database, values.path, values.digest, name)]
+        return subprocess.Popen([sys.executable, "-c", LOADER, str(os.getpid()), *arguments],
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def _watch(self) -> None:
+        while True:
+            code = self.process.wait()
+            with self._lock:
+                missing = [values for values in self.shared if not values.ready()]
+                if self._stopping or not missing:
+                    return
+                if code < 0 and self.attempts <= self.retries:
+                    _say(f"the loader of the shared values was killed ({_signal_name(-code)}) "
+                         f"before it finished; starting it again ({self.attempts} of {self.retries})")
+                    self.process = self._start()
+                    continue
+                if code < 0:
+                    _say(f"the loader of the shared values was killed ({_signal_name(-code)}); "
+                         f"after {self.attempts} attempts, answering from disk")
+                for values in missing:  # (a loader that failed has said why)
+                    values.give_up()
+                return
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the loader (and any retry) has finished within ``timeout`` seconds."""
+        self._watcher.join(timeout)
+        return not self._watcher.is_alive()
 
     def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -97,6 +170,18 @@ class Loader:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._watcher.join(5)
+
+
+def _say(message: str) -> None:
+    print(f"retro serve: {message}", file=sys.stderr, flush=True)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def fill(database: Path, target: str, digest: str) -> float:
@@ -107,6 +192,8 @@ def fill(database: Path, target: str, digest: str) -> float:
     """
     start = time.perf_counter()
     with open_database(database) as db:
+        if db.digest != digest:  # another file put in its place: never fill in its values
+            raise DatabaseError(f"{database} changed since the server started")
         nbytes = db.table_size
         fd = os.open(target, os.O_RDWR)
         try:
@@ -151,7 +238,10 @@ class Attachment:
                 finally:
                     os.close(fd)
             mark = READY + self.digest.encode()
-            if self._memory[self.nbytes:self.nbytes + len(mark)] != mark:
+            trailer = self._memory[self.nbytes:self.nbytes + len(mark)]
+            if trailer.startswith(FAILED):
+                raise OSError("the loader could not fill them")
+            if trailer != mark:
                 return None
             _populate(self._memory)
             self.values = np.frombuffer(self._memory, dtype=np.uint8, count=self.nbytes)

@@ -40,6 +40,7 @@ from math import comb
 import numpy as np
 
 from ...errors import (
+    quoted,
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
@@ -90,7 +91,7 @@ class Move:
             raise MoveSyntaxError(f"a move must be text like 'b2' or 'b2-c2', not {type(text).__name__}")
         match = _MOVE_RE.fullmatch(text.strip().lower())
         if match is None:
-            raise MoveSyntaxError(f"{text.strip()!r} is not a move: write a placement like 'b2', a "
+            raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write a placement like 'b2', a "
                                   "slide like 'b2-c2', and a removal after an x: 'b2-c2xd4'")
         if match[2] is None:
             return cls(match[1], None, match[3])
@@ -338,7 +339,7 @@ class Morris(Game):
         if not tokens:
             raise SideError("empty position: expected W or B, the pieces in hand, then the rows")
         if tokens[0] not in ("W", "B"):
-            raise SideError(f"unknown side to move {tokens[0]!r}: expected W or B")
+            raise SideError(f"unknown side to move {quoted(tokens[0])}: expected W or B")
         if len(tokens) < 3 or not (tokens[1].isdigit() and tokens[2].isdigit()):
             raise NotationError(f"after the side to move, write White's and Black's pieces in hand, "
                                 f"like '{self.notation_example}'")
@@ -352,7 +353,7 @@ class Morris(Game):
                 raise RowLengthError(f"row {number} has {len(group)} points: it has {length}")
             for char in group:
                 if char not in "WB.":
-                    raise UnknownCharacterError(f"unknown character {char!r} in row {number}: use W "
+                    raise UnknownCharacterError(f"unknown character {quoted(char)} in row {number}: use W "
                                                 "(white), B (black) or . (empty)")
             cells.extend(group)
         white = sum(1 << p for p, c in enumerate(cells) if c == "W")

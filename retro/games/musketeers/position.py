@@ -28,6 +28,7 @@ from ...errors import (  # re-exported: their historic home
     SideError,
     UnknownCharacterError,
 )
+from ...errors import quoted
 
 FILES = "abcde"
 MUSKETEER_CHAR, ENEMY_CHAR, EMPTY_CHAR = "O", "X", "."
@@ -77,7 +78,7 @@ def square_index(name: str, size: int) -> int:
     """Square index of a name like ``e1`` on a ``size``×``size`` board."""
     index = _SQUARE_INDEX[size].get(name) if size in _SQUARE_INDEX else None
     if index is None:
-        raise IllegalMoveError(f"square {name!r} is not on the {size}x{size} board")
+        raise IllegalMoveError(f"square {quoted(name)} is not on the {size}x{size} board")
     return index
 
 
@@ -103,7 +104,7 @@ class Move:
             raise MoveSyntaxError(f"a move must be text like 'e1-d1', not {type(text).__name__}")
         match = _MOVE_RE.fullmatch(text.strip().lower())
         if match is None:
-            raise MoveSyntaxError(f"{text.strip()!r} is not a move: write it like 'e1-d1'")
+            raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write it like 'e1-d1'")
         return cls(match[1] + match[2], match[3] + match[4])
 
     def __str__(self) -> str:
@@ -194,7 +195,7 @@ class Position:
         if side_token not in ("M", "E"):
             if set(side_token) <= set("OX."):
                 raise SideError("missing side to move: start the position with M or E")
-            raise SideError(f"unknown side to move {side_token!r}: expected M or E")
+            raise SideError(f"unknown side to move {quoted(side_token)}: expected M or E")
         if not rows:
             raise RowCountError("no rows after the side to move")
         size = len(rows[0])
@@ -207,7 +208,7 @@ class Position:
             for char in row:
                 if char not in "OX.":
                     raise UnknownCharacterError(
-                        f"unknown character {char!r} in row {number}: "
+                        f"unknown character {quoted(char)} in row {number}: "
                         "use O (musketeer), X (enemy man) or . (empty)"
                     )
         if size not in rules.SIZES:

@@ -20,6 +20,7 @@ from math import comb
 import numpy as np
 
 from ...errors import (
+    quoted,
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
@@ -65,7 +66,7 @@ class Move:
             raise MoveSyntaxError(f"a move must be text like 'b2', not {type(text).__name__}")
         name = text.strip().lower()
         if name not in SQUARE_OF:
-            raise MoveSyntaxError(f"{text.strip()!r} is not a move: write the square to mark, like 'b2'")
+            raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write the square to mark, like 'b2'")
         return cls(name)
 
     def __str__(self) -> str:
@@ -99,7 +100,7 @@ class Position:
         if not tokens:
             raise SideError("empty position: expected X or O, then one group per row")
         if tokens[0] not in ("X", "O"):
-            raise SideError(f"unknown side to move {tokens[0]!r}: expected X or O")
+            raise SideError(f"unknown side to move {quoted(tokens[0])}: expected X or O")
         rows = tokens[1:]
         if len(rows) != 3:
             raise RowCountError(f"{len(rows)} rows: a tic-tac-toe board has 3 rows of 3 squares")
@@ -108,7 +109,7 @@ class Position:
                 raise RowLengthError(f"row {number} has {len(row)} squares: a row has 3")
             if not _GROUP.fullmatch(row):
                 bad = next(c for c in row if c not in "XO.")
-                raise UnknownCharacterError(f"unknown character {bad!r} in row {number}: use X, O "
+                raise UnknownCharacterError(f"unknown character {quoted(bad)} in row {number}: use X, O "
                                             "or . (empty)")
         cells = "".join(rows)
         x = sum(1 << s for s, c in enumerate(cells) if c == "X")

@@ -147,22 +147,24 @@ def finish_text(position, game=None) -> str | None:
     return game.finished_reason(position)
 
 
-def move_json(move: Move, after: Position | str, outcome: Outcome) -> dict:
-    """``{"move", "position", "winner", "plies"}``: a move, where it leads and that position's value."""
-    return {"move": str(move), "position": str(after), "winner": outcome.winner.value,
-            "plies": outcome.plies}
+def move_json(move, after, outcome: Outcome) -> dict:
+    """``{"move", "position", "winner", "plies"}``: a move, where it leads and that
+    position's value (``winner`` and ``plies`` None for a draw)."""
+    return {"move": str(move), "position": str(after), **outcome.as_dict()}
 
 
-def probe_answer(position: Position, outcome: Outcome,
-                 children: list[tuple[Move, Position, Outcome]]) -> dict:
+def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
     """The web API's probe object: :func:`probe_json` plus the side to move, the board
-    size, the value in words, whether (and why) the game is over, and for each move the
-    position it leads to (``children`` as :meth:`retro.probe.Database.children` gives them)."""
+    size (Three Musketeers) or the game (the others), the value in words, whether (and
+    why) the game is over, and for each move the position it leads to (``children`` as
+    :meth:`retro.db.database.Database.children` gives them)."""
     # A position with moves goes on; only one without needs the rules to say why it ended.
-    reason = None if children else finish_text(position)
+    reason = None if children else finish_text(position, game)
+    where = ({"size": position.size} if game is None or game.name == games.DEFAULT_GAME
+             else {"game": game.full_name})
     return {
         "position": str(position),
-        "size": position.size,
+        **where,
         "side": position.side.value,
         **outcome.as_dict(),
         "value": str(outcome),
@@ -269,11 +271,12 @@ def _probe_json(musketeers, enemies, letter, child_letter, n, middle, rows, buff
     return at + 2
 
 
-def line_json(position: Position, outcome: Outcome,
-              steps: list[tuple[Move, Position, Outcome]]) -> dict:
-    """``{"position", "winner", "plies", "value", "line": [move_json, ...]}`` of a principal line."""
+def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
+    """``{"position", ["game",] "winner", "plies", "value", "line": [move_json, ...]}`` of a
+    principal line (a drawn line stops when a position comes back)."""
     return {
         "position": str(position),
+        **({} if game is None or game.name == games.DEFAULT_GAME else {"game": game.full_name}),
         **outcome.as_dict(),
         "value": str(outcome),
         "line": [move_json(move, after, value) for move, after, value in steps],

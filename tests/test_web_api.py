@@ -79,8 +79,10 @@ def cli_json(capsys, path, text) -> dict:
 
 
 def cli_error(capsys, path, text) -> str:
+    """What ``retro probe`` says of ``text``: with ``--db path``, or (``path`` None) with the
+    game read from the notation, as the API does when no ``game`` is given."""
     capsys.readouterr()
-    assert cli(["probe", "--db", str(path), text]) == 2
+    assert cli(["probe", *(["--db", str(path)] if path is not None else []), text]) == 2
     return capsys.readouterr().err.strip().removeprefix("retro: error: ")
 
 
@@ -214,14 +216,25 @@ def test_batch_canonical_parser_agrees_with_position_parse(dbs):
     assert found == set(range(len(positions) + 2))  # only the canonical positions
 
 
-def test_info_health_docs_and_page(web_client, dbs, db3, db4, db5_low):
+def test_info_health_docs_and_page(web_client, dbs, db3, db4, db5_low, db_ttt, db_3mm, db_6mm):
     info = web_client.get("/api/v1/info")
     body = info.text
-    for path in (db3, db4, db5_low):
+    for path in (db3, db4, db5_low, db_ttt, db_3mm, db_6mm):
         assert str(path) not in body and path.name not in body and str(path.parent) not in body
     data = info.json()
-    assert data["retro_version"] and [b["size"] for b in data["boards"]] == [3, 4, 5]
-    for board in data["boards"]:
+    assert data["retro_version"] and [b["key"] for b in data["boards"]] == [
+        "three-musketeers-3x3", "three-musketeers-4x4", "three-musketeers-5x5", "tic-tac-toe",
+        "three-mens-morris", "six-mens-morris"]
+    others = data["boards"][3:]
+    assert [b["geometry"]["kind"] for b in others] == ["grid", "points", "points"]
+    assert [b["start"] for b in others] == ["X ... ... ...", "W 3 3 ... ... ...", "W 6 6 ... ... .... ... ..."]
+    assert [b["positions"] for b in others] == [5890, 5686, 70_967_891]
+    six = others[2]
+    assert [p["name"] for p in six["geometry"]["points"]] == [
+        "a1", "c1", "e1", "b2", "c2", "d2", "a3", "b3", "d3", "e3", "b4", "c4", "d4", "a5", "c5", "e5"]
+    assert len(six["geometry"]["lines"]) == 20 and len(six["geometry"]["mills"]) == 8
+    assert [s["name"] for s in six["sides"]] == ["white", "black"]
+    for board in data["boards"][:3]:
         db = dbs[board["size"]]
         assert board["max_enemy_men"] == db.max_guards
         assert board["format_version"] == db.metadata["format_version"]
@@ -253,7 +266,7 @@ def test_bad_input_is_400_in_the_cli_words(web_client, db4, capsys):
                  "M .... .... .... ...."):
         response = web_client.get("/api/v1/probe", params={"position": text})
         assert response.status_code == 400
-        assert response.json() == {"error": cli_error(capsys, db4, text)}
+        assert response.json() == {"error": cli_error(capsys, None, text)}
         assert response.headers["access-control-allow-origin"] == "*"
     for url, words in [
         ("/api/v1/probe", "missing parameter 'position'"),
@@ -338,7 +351,7 @@ def test_etag_cache_control_and_cors(web_client, web_service):
     preflight = web_client.options("/api/v1/probe")
     assert preflight.status_code == 204 and "POST" in preflight.headers["access-control-allow-methods"]
     # The digest comes from the layers' SHA-256: another database, another ETag.
-    assert len({board.digest for board in web_service.boards.values()}) == 3
+    assert len({board.digest for board in web_service.boards.values()}) == len(web_service.boards)
 
 
 # --- fuzz ---------------------------------------------------------------------------------
@@ -416,7 +429,7 @@ def test_fuzz_batch_bodies(web_client, web_app, dbs, items, extra):
 def test_shared_values_answer_like_the_file(db4):
     with open_database(db4) as db:
         digest = db.digest
-    shared = SharedValues(db4, 4, digest)
+    shared = SharedValues(db4, "three-musketeers-4x4", digest)
     try:
         attachment = Attachment(shared.path, shared.nbytes, digest)
         assert attachment.poll() is None  # not loaded yet
@@ -534,3 +547,54 @@ def test_the_fast_probe_answer_is_the_probe_json(db3, db4, in_memory):
                 expected = json.dumps(probe_answer(position, db.probe(position), db.children(position)),
                                       separators=(",", ":")).encode()
                 assert probe_answer_bytes(position, *db.probe_rows(position)) == expected, position
+
+
+# --- every game -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, texts", [
+    ("tic-tac-toe", ["X ... ... ...", "O X.. ... ...", "X XO. ... ...", "O XOX XOO OXX"]),
+    ("three-mens-morris", ["W 3 3 ... ... ...", "W 0 0 WW. W.B .BB", "B 0 0 WW. WBB B.."]),
+    ("six-mens-morris", ["W 6 6 ... ... .... ... ...", "W 0 0 WW. ... W... ... BBB",
+                         "W 1 1 WW. B.. .... B.. B.."]),
+])
+def test_every_game_answers_like_the_cli(web_client, capsys, db_ttt, db_3mm, db_6mm, name, texts):
+    path = {"tic-tac-toe": db_ttt, "three-mens-morris": db_3mm, "six-mens-morris": db_6mm}[name]
+    with open_database(path) as db:
+        for text in texts:
+            answer = web_client.get("/api/v1/probe", params={"position": text.replace(" ", "_")}).json()
+            expected = cli_json(capsys, path, text)
+            assert answer["game"] == expected["game"] == name
+            assert {k: answer[k] for k in ("position", "winner", "plies")} == {
+                k: expected[k] for k in ("position", "winner", "plies")}
+            assert [(m["move"], m["winner"], m["plies"]) for m in answer["moves"]] == [
+                (m["move"], m["winner"], m["plies"]) for m in expected["moves"]]
+            position = db.game.parse(text)
+            assert [m["position"] for m in answer["moves"]] == [str(position.play(m["move"]))
+                                                               for m in answer["moves"]]
+            assert answer["value"] == str(db.probe(text)) and answer["over"] == position.is_over()
+            if position.is_over():
+                assert answer["result"] == db.game.finished_reason(position)
+            line = web_client.get("/api/v1/line", params={"position": text}).json()
+            assert [step["move"] for step in line["line"]] == [str(m) for m in db.line(text)]
+            if not position.is_over():
+                played = web_client.get("/api/v1/play", params={"position": text, "seed": "4"}).json()
+                assert played["move"] == str(computer_move(db, position, rng=4))
+        batch = web_client.post("/api/v1/probe", json={"positions": texts + ["W 9 9 bad"]}).json()
+        assert [r.get("winner", "error") for r in batch["results"][:-1]] == [
+            db.probe(t).as_dict()["winner"] for t in texts]
+        assert "error" in batch["results"][-1]
+
+
+def test_the_game_parameter_picks_a_notation(web_client):
+    # Three men's morris with the diagonals writes its positions as the plain game does.
+    answer = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...",
+                                                     "game": "three-mens-morris-diagonal"})
+    assert answer.status_code == 404 and "three-mens-morris-diagonal" in answer.json()["error"]
+    plain = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...",
+                                                    "game": "three-mens-morris"})
+    assert plain.status_code == 200 and plain.json()["game"] == "three-mens-morris"
+    unknown = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...", "game": "chess"})
+    assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json()["error"]
+    mixed = web_client.post("/api/v1/probe", json={"positions": ["X ... ... ...", START5]}).json()
+    assert mixed["results"][0]["winner"] is None and "error" in mixed["results"][1]  # 5x5: no start here

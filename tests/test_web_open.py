@@ -98,7 +98,7 @@ def test_other_spacing_is_probed_as_an_array(db4):
         service = Service.open([db4])
         try:
             bodies.append(json.loads(service.batch(texts)))
-            reads.append(service.boards[4].batch_db().chunk_reads)
+            reads.append(service.boards["three-musketeers-4x4"].batch_db().chunk_reads)
         finally:
             service.close()
     assert reads[0] == reads[1] == reads[2] > 0
@@ -307,7 +307,7 @@ def test_every_answer_is_json_or_the_page_with_cors(web_server, web_client):
 def test_the_info_etag_covers_what_info_says(db4):
     with open_database(db4) as db:
         digest = db.digest
-    shared = SharedValues(db4, 4, digest)
+    shared = SharedValues(db4, "three-musketeers-4x4", digest)
     service = Service.open([db4], shared={str(db4): shared.path})
     try:
         with warnings.catch_warnings():
@@ -529,7 +529,7 @@ def test_a_killed_loader_is_logged_then_started_again_or_given_up(db4, capfd):
 
     with open_database(db4) as db:
         digest = db.digest
-    shared = [SharedValues(db4, 4, digest) for _ in range(2)]
+    shared = [SharedValues(db4, "three-musketeers-4x4", digest) for _ in range(2)]
     try:
         loader = Loader([shared[0]])
         os.kill(loader.process.pid, signal.SIGKILL)  # long before it can have loaded anything

@@ -242,3 +242,42 @@ def test_hint_line_blunders_and_phone_width(browser, page, web_server, dbs, tmp_
         phone.close()
     for name in ("page.png", "phone.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_morris_and_tic_tac_toe_on_the_page(page, web_server, db_6mm, db_ttt):
+    """Points and lines from info; placements, slides and removals by clicking; draws in
+    their own colour; the pieces in hand shown."""
+    from retro import games
+
+    six = games.get("six-mens-morris")
+    load(page, web_server)
+    page.click('#boards button[data-key="six-mens-morris"]')
+    wait_for(page, six.start())
+    assert page.locator("#board circle.hit").count() == 16 and page.locator("#board .edge").count() == 20
+    assert page.text_content("#hands") == "In hand: White 6, Black 6"
+    assert "value d" in page.get_attribute("#value", "class")  # a draw
+    page.click('circle[data-square="c2"]')  # a placement: one click
+    wait_for(page, six.start().play("c2"))
+    assert moves_in_url(page) == ["c2"] and page.text_content("#hands") == "In hand: White 5, Black 6"
+
+    mill = six.parse("W 1 1 WW. B.. .... B.. B..")  # e1 closes a1-c1-e1: remove one of three
+    load(page, f"{web_server}?start={str(mill).replace(' ', '_')}&game=six-mens-morris")
+    wait_for(page, mill)
+    page.click('circle[data-square="e1"]')
+    assert "remove" in page.text_content("#message")
+    page.click('circle[data-square="b4"]')
+    wait_for(page, mill.play("e1xb4"))
+    with open_database(db_6mm) as db:
+        listed = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.dataset.move)")
+        assert listed == [str(m) for m, _ in db.moves(mill.play("e1xb4"))]
+
+    ttt = games.get("tic-tac-toe")
+    page.click('#boards button[data-key="tic-tac-toe"]')
+    wait_for(page, ttt.start())
+    page.click('rect[data-square="b2"]')
+    wait_for(page, ttt.start().play("b2"))
+    with open_database(db_ttt) as db:
+        marks = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.querySelector('.mark').textContent)")
+        expected = ["=" if o.winner is None else "✓" if o.winner.value == "O" else "✗"
+                    for _, o in db.moves(ttt.start().play("b2"))]
+        assert marks == expected

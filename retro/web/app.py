@@ -181,10 +181,12 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
 
         return endpoint
 
-    probe_get = api(("position",), lambda q: (service.probe(q.get("position")), True))
-    line = api(("position",), lambda q: (service.line(q.get("position")), True))
-    play = api(("position", "seed"),
-               lambda q: (service.play(q.get("position"), q.get("seed")), q.get("seed") is not None))
+    probe_get = api(("position", "game"),
+                    lambda q: (service.probe(q.get("position"), q.get("game")), True))
+    line = api(("position", "game"), lambda q: (service.line(q.get("position"), q.get("game")), True))
+    play = api(("position", "seed", "game"),
+               lambda q: (service.play(q.get("position"), q.get("seed"), q.get("game")),
+                          q.get("seed") is not None))
 
     batch_turns: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
 
@@ -193,12 +195,12 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
             return await probe_get(request)
         try:
             _query(request, ())
-            items = _positions(await _body(request))
+            items, game = _positions(await _body(request))
             # In a thread, so the event loop answers other requests meanwhile (a batch
             # on disk takes seconds); one at a time, so that a queue of batches waits
             # here rather than in threads that all compete for the interpreter.
             async with batch_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock()):
-                body = await run_in_threadpool(service.batch, items)
+                body = await run_in_threadpool(service.batch, items, game)
         except ClientDisconnect:
             return Response(None, 400)
         except Exception as exc:  # noqa: BLE001
@@ -362,9 +364,11 @@ async def _body(request: Request) -> bytes:
     return bytes(body)
 
 
-def _positions(body: bytes) -> list:
-    """The ``positions`` list of a batch body ``{"positions": [...]}``."""
-    usage = 'the body must be a JSON object {"positions": [...]} of at most 10,000 positions'
+def _positions(body: bytes) -> tuple[list, str | None]:
+    """The ``positions`` list of a batch body ``{"positions": [...], "game": ...}``, and its
+    game (None when the body names none: each position's notation says it)."""
+    usage = ('the body must be a JSON object {"positions": [...]} of at most 10,000 positions '
+             '(and "game", a game\'s name, where the notation alone does not say)')
     if not body.strip():
         raise RequestError(f"empty body: {usage}")
     try:
@@ -381,15 +385,18 @@ def _positions(body: bytes) -> list:
         raise RequestError(f"the body is not valid JSON ({detail}): {usage}") from None
     if not isinstance(data, dict):
         raise RequestError(usage)
-    unknown = sorted(set(data) - {"positions"})
+    unknown = sorted(set(data) - {"positions", "game"})
     if unknown:
         raise RequestError(f"unknown field {quoted(unknown[0], 30)}: {usage}")
     items = data.get("positions")
     if not isinstance(items, list):
         raise RequestError(usage)
+    game = data.get("game")
+    if game is not None and not isinstance(game, str):
+        raise RequestError(f"game must be a game's name: {usage}")
     if len(items) > MAX_BATCH:
         raise TooLargeError(f"at most {MAX_BATCH:,} positions per batch; this one has {len(items):,}")
-    return items
+    return items, game
 
 
 class NotJSONError(ValueError):

@@ -11,10 +11,20 @@ START = "M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX"
 
 _POSITION = {
     "name": "position", "in": "query", "required": True,
-    "description": "A position in retro's notation: M or E (side to move), then one group per "
-                   "row from row 1, columns a to e; O musketeer, X enemy man, . empty. Groups "
-                   "are separated by spaces (URL-encoded) or by _.",
+    "description": "A position in the notation of its game, groups separated by spaces "
+                   "(URL-encoded) or by _. Three Musketeers: M or E (side to move), then one "
+                   "group per row from row 1, columns a to e; O musketeer, X enemy man, . "
+                   "empty. Tic-tac-toe: X or O, then the rows (X_..._.X._..O). Morris: W or B, "
+                   "White's and Black's pieces in hand, then the points row by row "
+                   "(W_3_3_..._.W._...). GET /api/v1/info gives each game's notation.",
     "schema": {"type": "string", "maxLength": 100}, "example": START,
+}
+_GAME = {
+    "name": "game", "in": "query", "required": False,
+    "description": "The game whose notation the position is in (a name of `retro games`, e.g. "
+                   "three-mens-morris-diagonal), where the notation alone does not say; "
+                   "without it, the game whose notation reads the position.",
+    "schema": {"type": "string", "maxLength": 40}, "example": "tic-tac-toe",
 }
 _SEED = {
     "name": "seed", "in": "query", "required": False,
@@ -23,10 +33,12 @@ _SEED = {
     "schema": {"type": "integer", "minimum": 0, "maximum": 2**64 - 1}, "example": 7,
 }
 _VALUE = {
-    "winner": {"type": "string", "enum": ["musketeers", "enemy"],
-               "description": "who wins under perfect play"},
-    "plies": {"type": "integer", "minimum": 0,
-              "description": "plies to the end under perfect play (0: the game is over)"},
+    "winner": {"type": ["string", "null"], "examples": ["musketeers", "enemy", "X", "white"],
+               "description": "the side that wins under perfect play (a side of the game), or "
+                              "null for a draw"},
+    "plies": {"type": ["integer", "null"], "minimum": 0,
+              "description": "plies to the end under perfect play (0: the game is over; a ply is "
+                             "one move of one side), or null for a draw"},
 }
 _STEP = {
     "type": "object", "required": ["move", "position", "winner", "plies"],
@@ -42,7 +54,7 @@ def _errors(*codes: int) -> dict:
     words = {
         304: "not modified (If-None-Match matched the ETag)",
         400: "bad position, move, parameter or body",
-        404: "unknown path, or a board size (or number of enemy men) not served",
+        404: "unknown path, or a game, board size (or number of enemy men) not served",
         405: "method not allowed",
         413: "body over 1 MB, or more than 10,000 positions",
     }
@@ -60,11 +72,14 @@ def openapi() -> dict:
     """The OpenAPI 3.1 document served at /api/v1/openapi.json."""
     probe_answer = {
         "type": "object",
-        "required": ["position", "size", "side", "winner", "plies", "value", "over", "result", "moves"],
+        "required": ["position", "side", "winner", "plies", "value", "over", "result", "moves"],
         "properties": {
             "position": {"type": "string"},
-            "size": {"type": "integer", "enum": [3, 4, 5]},
-            "side": {"type": "string", "enum": ["musketeers", "enemy"], "description": "side to move"},
+            "size": {"type": "integer", "enum": [3, 4, 5],
+                     "description": "Three Musketeers: the board size"},
+            "game": {"type": "string", "description": "every other game: its name (and variant)"},
+            "side": {"type": "string", "description": "side to move (musketeers, enemy, X, O, "
+                                                      "white, black)"},
             **_VALUE,
             "value": {"type": "string", "example": "the enemy wins in 33 plies"},
             "over": {"type": "boolean"},
@@ -82,11 +97,13 @@ def openapi() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "retro: Three Musketeers, strongly solved",
+            "title": "retro: games strongly solved",
             "version": __version__,
             "description": "Every position's value under perfect play (who wins, in how many "
-                           "plies), its moves, principal lines and the perfect player's move. "
-                           "Read-only and stateless; GET answers are cacheable (ETag).",
+                           "plies, or a draw), its moves, principal lines and the perfect "
+                           "player's move, for every game served (Three Musketeers, tic-tac-toe, "
+                           "three and six men's morris). Read-only and stateless; GET answers "
+                           "are cacheable (ETag).",
         },
         "servers": [{"url": "/"}],
         "paths": {
@@ -95,7 +112,7 @@ def openapi() -> dict:
                            "The value of a position and every legal move, best first, with the "
                            "position it leads to and that position's value. The fields of "
                            "`retro probe --json` and more.",
-                           [_POSITION], {"$ref": "#/components/schemas/Probe"}, (304, 400, 404)),
+                           [_POSITION, _GAME], {"$ref": "#/components/schemas/Probe"}, (304, 400, 404)),
                 "post": {
                     "summary": "Probe many positions",
                     "description": "Up to 10,000 positions (body at most 1 MB); results in the same "
@@ -103,7 +120,9 @@ def openapi() -> dict:
                     "requestBody": {"required": True, "content": {"application/json": {"schema": {
                         "type": "object", "required": ["positions"],
                         "properties": {"positions": {"type": "array", "maxItems": 10000,
-                                                     "items": {"type": "string"}}}},
+                                                     "items": {"type": "string"}},
+                                       "game": {"type": "string",
+                                                "description": "as the game parameter"}}},
                         "example": {"positions": [START.replace("_", " "), "E .O. XOX ..."]}}}},
                     "responses": {"200": {"description": "OK", "content": {"application/json": {
                         "schema": {"type": "object", "properties": {"results": {"type": "array", "items": {
@@ -120,8 +139,9 @@ def openapi() -> dict:
             "/api/v1/line": {"get": get(
                 "Principal line",
                 "Perfect play from the position to the end of the game, each move with the "
-                "position it leads to and its value.",
-                [_POSITION], {"type": "object", "required": ["position", "winner", "plies", "line"],
+                "position it leads to and its value (a drawn line stops when a position comes "
+                "back).",
+                [_POSITION, _GAME], {"type": "object", "required": ["position", "winner", "plies", "line"],
                               "properties": {"position": {"type": "string"}, **_VALUE,
                                              "value": {"type": "string"},
                                              "line": {"type": "array",
@@ -131,14 +151,18 @@ def openapi() -> dict:
                 "The perfect player's move",
                 "The move `retro play` makes: a fastest win, or when lost the move after which "
                 "the largest share of the opponent's replies throws the win away, then the "
-                "longest resistance. 400 for a finished position.",
-                [_POSITION, _SEED], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
+                "longest resistance; when drawn, the drawing move that sets the most traps. 400 "
+                "for a finished position.",
+                [_POSITION, _SEED, _GAME], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
             "/api/v1/info": {"get": get(
                 "The boards served",
-                "Board size, enemy-men limit, positions, format version, content digest, build "
-                "time and how the values are held (`values`: `disk` or `memory`; `loading`: "
-                "whether the shared in-memory table is still being filled), per board; "
-                "retro's version.",
+                "Per board: its game (name, variant, title, rules, notation), its sides, its "
+                "geometry (points with their grid coordinates; lines between points for the "
+                "morris boards; the pieces and which side each belongs to), its start, "
+                "positions, format version, content digest, build time and how the values are "
+                "held (`values`: `disk` or `memory`; `loading`: whether the shared in-memory "
+                "table is still being filled); Three Musketeers also its board size and "
+                "enemy-men limit. And retro's version.",
                 [], {"type": "object"}, (304,))},
             "/health": {"get": {"summary": "Liveness", "responses": {"200": {
                 "description": "OK", "content": {"application/json": {"schema": {

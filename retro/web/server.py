@@ -38,9 +38,9 @@ from pathlib import Path
 
 import uvicorn
 
+from .. import games
 from ..db.format import DatabaseFile, default_path
 from ..errors import DatabaseError, DatabaseNotFoundError
-from ..games.musketeers import rules
 from . import http
 from .limits import Limits
 from .shared import die_with_parent
@@ -53,19 +53,20 @@ BACKLOG = 2048  # uvicorn's default
 
 
 def find_databases(dbs: list[Path] | None) -> list[Path]:
-    """The databases to serve: those given, else the default file of each board size found."""
+    """The databases to serve: those given, else the default file of each game found."""
     if dbs:
         return [Path(db) for db in dbs]
-    found = [default_path(n) for n in sorted(rules.SIZES, reverse=True) if default_path(n).is_file()]
+    found = [default_path(game) for game in games.every_game() if default_path(game).is_file()]
     if not found:
         raise DatabaseNotFoundError(
             f"no database found in {default_path().parent}/; build one with: retro build "
-            "(the 5x5 board, under a minute) or retro build --board 4")
+            "(Three Musketeers 5x5, under a minute) or retro build --game tic-tac-toe "
+            "('retro games' lists the games)")
     return found
 
 
-def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
-    """(absolute path, board size, digest) of each database, or the CLI's error.
+def check_databases(paths: list[Path]) -> list[tuple[Path, object, str]]:
+    """(absolute path, game, digest) of each database, or the CLI's error.
 
     Only the files' headers are read here: the workers open the databases.
     """
@@ -79,7 +80,7 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
             open_database(path).close()  # raises the CLI's words: the build hint, a resumable build
             raise
         try:
-            digest, size = file.content_digest(), int(file.metadata["board_size"])
+            digest, game = file.content_digest(), file.game
         finally:
             file.close()
         identity = (path.stat().st_dev, path.stat().st_ino)
@@ -87,11 +88,11 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, int, str]]:
             raise ValueError(f"{path} is given twice" + ("" if str(seen[identity]) == str(path)
                                                          else f" (as {seen[identity]} too)"))
         seen[identity] = path
-        if size in sizes:
-            raise ValueError(f"{sizes[size]} and {path} are both {size}x{size} databases; "
-                             "serve one file per board size")
-        sizes[size] = path
-        checked.append((path.resolve(), size, digest))
+        if game in sizes:
+            raise ValueError(f"{sizes[game]} and {path} are both {game.full_name} databases; "
+                             "serve one file per game (and Three Musketeers board size)")
+        sizes[game] = path
+        checked.append((path.resolve(), game, digest))
     return checked
 
 
@@ -167,8 +168,9 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     # stopped it: with the default action, SIGTERM would kill this process there).
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        if share:
-            shared = [SharedValues(path, size, digest) for path, size, digest in databases]
+        if share:  # Three Musketeers' tables; the other games' are small, in each worker
+            shared = [SharedValues(path, game.file_stem, digest) for path, game, digest in databases
+                      if game.name == games.DEFAULT_GAME]
         os.environ[ENVIRONMENT] = json.dumps({
             "databases": paths,
             "digests": {path: digest for path, (*_, digest) in zip(paths, databases)},
@@ -176,7 +178,8 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
         })
         config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
                              timeout_graceful_shutdown=5)
-        boards = ", ".join(f"{size}x{size}" for _, size, _ in databases)
+        boards = ", ".join(game.variant if game.name == games.DEFAULT_GAME else game.name
+                           for _, game, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
               "Ctrl-C stops)", flush=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, games
 from ..errors import (
     BoardMismatchError,
     ChecksumError,
@@ -34,7 +34,7 @@ from ..errors import (
 from ..play import computer_move
 from ..games.musketeers.position import Position, parse_canonical
 from ..db.database import Database, open_database
-from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer_bytes
+from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer, probe_answer_bytes
 from .shared import Attachment
 
 log = logging.getLogger("retro.web")
@@ -100,17 +100,31 @@ def public_error(error: BaseException, secrets: tuple[str, ...] = ()) -> tuple[i
 
 @dataclass
 class Board:
-    """One database served: the board size it answers and what /api/v1/info says of it."""
+    """One database served: the game (and Three Musketeers board) it answers and what
+    /api/v1/info says of it."""
 
     db: Database
     digest: str
     metadata: dict
     attachment: Attachment | None = None
-    size: int = field(init=False)
     _batch_db: Database | None = field(default=None, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        self.size = self.db.size
+    @property
+    def game(self):
+        return self.db.game
+
+    @property
+    def key(self) -> str:
+        """The board's name in the API: ``three-musketeers-5x5``, ``tic-tac-toe``."""
+        return self.game.file_stem
+
+    @property
+    def musketeers(self) -> bool:
+        return self.game.name == games.DEFAULT_GAME
+
+    @property
+    def size(self) -> int:
+        return self.db.size
 
     def batch_db(self) -> Database:
         """The database a batch reads (called by one batch at a time): :attr:`db` once
@@ -144,36 +158,60 @@ class Board:
         elif self.attachment.failed:
             self.attachment = None
 
+    def start(self):
+        """The start of the game, or None when the database (an endgame database) does
+        not hold it."""
+        start = self.game.start()
+        if self.musketeers and start.enemy_count > self.max_guards:
+            return None
+        return start
+
     def info(self) -> dict:
-        """What /api/v1/info says of this board; ``start`` is None when the database
-        (an endgame database) does not hold the standard start."""
-        start = Position.start(self.size)
-        return {
-            "size": self.size,
-            "board": f"{self.size}x{self.size}",
-            "max_enemy_men": self.max_guards,
-            "positions": 2 * self.db.table_size,
+        """What /api/v1/info says of this board: the game, its sides, its geometry (for a
+        page that knows no rules), its start and its file; Three Musketeers adds its board
+        size and enemy-men limit."""
+        game, start = self.game, self.start()
+        out = {
+            "key": self.key,
+            "game": game.name,
+            "variant": game.variant,
+            "full_name": game.full_name,
+            "title": game.title,
+            "rules": game.rules,
+            "notation": game.notation,
+            "sides": [{"name": side.value, "letter": side.letter, "title": side.title,
+                       "plural": side.plural} for side in game.sides],
+            "geometry": game.geometry(),
+        }
+        if self.musketeers:
+            out.update({"size": self.size, "board": f"{self.size}x{self.size}",
+                        "max_enemy_men": self.max_guards, "positions": 2 * self.db.table_size})
+        else:
+            out["positions"] = sum(game.positions_in(t) for t in self.db.tiers)
+        out.update({
             "format_version": self.metadata.get("format_version"),
             "digest": self.digest,
             "built": self.metadata.get("created"),
             "retro_version_built": self.metadata.get("retro_version"),
-            "start": str(start) if start.enemy_count <= self.max_guards else None,
+            "start": None if start is None else str(start),
             "values": "memory" if self.db.in_memory else "disk",
             "loading": self.attachment is not None,
-        }
+        })
+        return out
 
 
 class Service:
-    """The API's answers over the databases served, one per board size."""
+    """The API's answers over the databases served, one per game variant."""
 
     def __init__(self, boards: list[Board]) -> None:
-        sizes = [board.size for board in boards]
-        if len(set(sizes)) != len(sizes):
-            raise ValueError("serve one database per board size")
-        self.boards = {board.size: board for board in sorted(boards, key=lambda b: b.size)}
+        keys = [board.key for board in boards]
+        if len(set(keys)) != len(keys):
+            raise ValueError("serve one database per game (and Three Musketeers board size)")
+        ordered = sorted(boards, key=lambda b: (not b.musketeers, b.size if b.musketeers else 0))
+        self.boards = {board.key: board for board in ordered}
         self._pending = [b for b in self.boards.values() if b.attachment is not None]
         self.paths = tuple(s for b in boards for s in (str(b.db.path), str(Path(b.db.path).resolve())))
-        tag = "\n".join([f"retro {__version__}"] + [f"{b.size}:{b.digest}" for b in self.boards.values()])
+        tag = "\n".join([f"retro {__version__}"] + [f"{b.key}:{b.digest}" for b in self.boards.values()])
         self.etag = content_tag(tag.encode())
         self._batch_lock = threading.Lock()
 
@@ -213,11 +251,13 @@ class Service:
     def warm(self) -> None:
         """Run every kernel a request uses once, so the first answers are fast."""
         for board in self.boards.values():
-            start = Position.start(board.size)
-            enemies = start.enemies
-            while enemies.bit_count() > board.max_guards:  # an endgame database
-                enemies &= enemies - 1
-            text = str(Position(start.side, start.musketeers, enemies, board.size))
+            start = board.game.start()
+            if board.musketeers:
+                enemies = start.enemies
+                while enemies.bit_count() > board.max_guards:  # an endgame database
+                    enemies &= enemies - 1
+                start = Position(start.side, start.musketeers, enemies, board.size)
+            text = str(start)
             for answer, arguments in ((self.probe, (text,)), (self.play, (text, "0")),
                                       (self.batch, ([text],))):
                 try:
@@ -227,23 +267,34 @@ class Service:
 
     # --- parameters ------------------------------------------------------------------
 
-    def parse(self, text: str | None) -> Position:
-        """A position from a request: groups separated by spaces or ``_``."""
+    def parse(self, text: str | None, game: str | None = None):
+        """``(board, position)`` of a request's position (groups separated by spaces or
+        ``_``), read in the notation of ``game`` when given, else of the game whose
+        notation reads it; NotServedError when no database served here answers it."""
         if text is None:
             raise RequestError("missing parameter 'position', e.g. position=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX")
         if len(text) > MAX_POSITION_CHARS:
             raise RequestError(f"a position is at most {MAX_POSITION_CHARS} characters long; "
                                f"this one has {len(text):,}")
-        return Position.parse(text.replace("_", " "))
+        text = text.replace("_", " ")
+        if game is None:
+            found, position = games.identify(text)
+        else:
+            try:
+                found = games.get(game)
+            except games.UnknownGameError as error:
+                raise RequestError(str(error)) from None
+            position = found.parse(text)
+            found = found.for_position(position)
+        return self.board(found, position), position
 
-    def board(self, position: Position) -> Board:
-        """The board that answers ``position``; NotServedError when there is none."""
-        board = self.boards.get(position.size)
+    def board(self, game, position) -> Board:
+        """The board that answers ``position`` of ``game``; NotServedError when there is none."""
+        board = self.boards.get(game.file_stem)
         if board is None:
-            served = ", ".join(f"{n}x{n}" for n in self.boards) or "none"
-            raise NotServedError(f"no {position.size}x{position.size} database is served here "
-                                 f"(boards served: {served})")
-        if position.enemy_count > board.max_guards:
+            served = ", ".join(_shown(b.game) for b in self.boards.values()) or "none"
+            raise NotServedError(f"no {_shown(game)} database is served here (boards served: {served})")
+        if board.musketeers and position.enemy_count > board.max_guards:
             raise NotServedError(
                 f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
                 f"database served here holds positions with 0..{board.max_guards} enemy men")
@@ -259,28 +310,31 @@ class Service:
 
     # --- answers ---------------------------------------------------------------------
 
-    def probe(self, text: str | None) -> bytes:
+    def probe(self, text: str | None, game: str | None = None) -> bytes:
         """GET /api/v1/probe: the value, and every move best first with where it leads
         (the JSON of :func:`retro.text.probe_answer`)."""
-        position = self.parse(text)
-        return probe_answer_bytes(position, *self.board(position).db.probe_rows(position))
+        board, position = self.parse(text, game)
+        if board.musketeers:  # the hot path: one kernel finds every value, another writes the JSON
+            return probe_answer_bytes(position, *board.db.probe_rows(position))
+        db = board.db
+        return _json(probe_answer(position, db.probe(position), db.children(position), db.game))
 
-    def line(self, text: str | None) -> bytes:
+    def line(self, text: str | None, game: str | None = None) -> bytes:
         """GET /api/v1/line: the principal line to the end, each step with its value."""
-        position = self.parse(text)
-        db = self.board(position).db
-        return _json(line_json(position, db.probe(position), db.line_steps(position)))
+        board, position = self.parse(text, game)
+        db = board.db
+        return _json(line_json(position, db.probe(position), db.line_steps(position), db.game))
 
-    def play(self, text: str | None, seed: str | None) -> bytes:
+    def play(self, text: str | None, seed: str | None, game: str | None = None) -> bytes:
         """GET /api/v1/play: the computer's move (as ``retro play`` chooses) and its result."""
-        position = self.parse(text)
-        db = self.board(position).db
+        board, position = self.parse(text, game)
+        db = board.db
         rng = self.seed(seed)
         move = computer_move(db, position, rng=np.random.default_rng() if rng is None else rng)
         after = position.play(move)
         return _json(move_json(move, after, db.probe(after)))
 
-    def batch(self, items: list) -> bytes:
+    def batch(self, items: list, game: str | None = None) -> bytes:
         """POST /api/v1/probe: ``{"results": [...]}`` as JSON bytes, one result per item.
 
         Every position that :meth:`Position.parse` accepts is first written with single
@@ -295,9 +349,9 @@ class Service:
         (:meth:`Board.batch_db`), since a database's chunk cache is not thread safe.
         """
         with self._batch_lock:
-            return self._batch(items)
+            return self._batch(items, game)
 
-    def _batch(self, items: list) -> bytes:
+    def _batch(self, items: list, game: str | None = None) -> bytes:
         texts = [item.replace("_", " ") if isinstance(item, str) and len(item) <= MAX_POSITION_CHARS
                  else None for item in items]
         results: list[str | None] = [None] * len(items)
@@ -314,8 +368,8 @@ class Service:
             try:
                 if not isinstance(item, str):
                     raise RequestError(f"a position must be text, not {_json_type(item)}")
-                position = self.parse(item)
-                outcome = self.board(position).batch_db().probe(position)
+                board, position = self.parse(item, game)
+                outcome = board.batch_db().probe(position)
                 answer = {"position": str(position), **outcome.as_dict()}
             except (PositionError, RequestError, DatabaseError) as error:
                 if isinstance(error, ChecksumError):
@@ -332,7 +386,7 @@ class Service:
         served, an array per board, and write its result into ``results``; how many."""
         answered = 0
         for size, (index, side, musketeers, enemies, men) in parse_canonical(texts).items():
-            board = self.boards.get(size)
+            board = self.boards.get(f"{games.DEFAULT_GAME}-{size}x{size}")
             if board is None:
                 continue  # answered one by one, with the error
             fits = men <= board.max_guards
@@ -351,7 +405,7 @@ class Service:
         info says then stays so), else one naming the boards still loading."""
         if not self._pending:
             return self.etag
-        loading = ",".join(str(board.size) for board in self._pending)
+        loading = ",".join(board.key for board in self._pending)
         return content_tag(f"{self.etag} loading {loading}".encode())
 
     def info(self) -> dict:
@@ -361,6 +415,11 @@ class Service:
             "api": "v1",
             "boards": [board.info() for board in self.boards.values()],
         }
+
+
+def _shown(game) -> str:
+    """How an error names a board: ``4x4`` for Three Musketeers, else the game's name."""
+    return game.variant if game.name == games.DEFAULT_GAME else game.full_name
 
 
 def _json(data: dict) -> bytes:

@@ -81,11 +81,11 @@ def file_values(database: Path) -> int:
 class SharedValues:
     """The shared memory file of one database, and the loader process that fills it."""
 
-    def __init__(self, database: Path, size: int, digest: str) -> None:
+    def __init__(self, database: Path, name: str, digest: str) -> None:
         self.database = Path(database)
         self.digest = digest
         self.nbytes = file_values(database)
-        self.fd = os.memfd_create(f"retro-{size}x{size}-values", os.MFD_CLOEXEC)
+        self.fd = os.memfd_create(f"retro-{name}-values", os.MFD_CLOEXEC)
         os.ftruncate(self.fd, self.nbytes + TRAILER)
         self.path = f"/proc/{os.getpid()}/fd/{self.fd}"
 

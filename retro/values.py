@@ -137,16 +137,17 @@ class Outcome:
     @classmethod
     def from_value(cls, value: int, side_to_move, dtype=np.uint8) -> Outcome:
         """The outcome a value stands for (one shared object per value, side and width)."""
-        key = (int(value), side_to_move, np.dtype(dtype).itemsize)
+        key = (value, side_to_move, dtype)
         outcome = _OUTCOMES.get(key)
         if outcome is None:
-            if key[0] == draw_value(dtype):
+            value = int(value)
+            if value == draw_value(dtype):
                 outcome = cls(None, None, side_to_move)
-            elif key[0] == not_a_position(dtype):
+            elif value == not_a_position(dtype):
                 raise ValueError("the value of an index entry that is not a position")
             else:
                 sides = type(side_to_move)
-                outcome = cls(sides.from_code(0 if key[0] & 1 else 1), key[0] >> 1, side_to_move)
+                outcome = cls(sides.from_code(0 if value & 1 else 1), value >> 1, side_to_move)
             _OUTCOMES[key] = outcome
         return outcome
 

@@ -89,7 +89,9 @@ class Database:
         self.game: Game = file.game
         self.tiers = tuple(file.tiers)
         self.value_dtype = np.dtype(self.game.value_dtype)
-        self._keys = preference_keys(self.value_dtype.type)
+        self._value_type = self.value_dtype.type
+        self._keys = preference_keys(self._value_type)
+        self._position_type = type(self.game.start())
 
     # --- the file ---------------------------------------------------------------
 
@@ -237,7 +239,7 @@ class Database:
     # --- what a backend provides -------------------------------------------------------
 
     def _outcome(self, value: int, side) -> Outcome:
-        return Outcome.from_value(value, side, self.value_dtype.type)
+        return Outcome.from_value(value, side, self._value_type)
 
     def _position(self, position):
         """``position`` checked to be one of this database's game (text is parsed)."""
@@ -248,7 +250,7 @@ class Database:
             except PositionError:
                 self._refuse_other_game(position)
                 raise
-        if not isinstance(position, type(self.game.start())):
+        if not isinstance(position, self._position_type):
             if hasattr(position, "legal_moves") and hasattr(position, "side"):
                 raise BoardMismatchError(f"the position is not a {self.game.title} position, and "
                                          f"{self.path} holds {self.game.title}")

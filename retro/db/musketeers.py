@@ -298,8 +298,16 @@ class MusketeersDatabase(Database):
 
     # --- internals -----------------------------------------------------------
 
+    def probe(self, position: Position | str) -> Outcome:
+        """Who wins ``position`` under perfect play and in how many plies (see
+        :meth:`Database.probe`; the same, without the generic layers: a probe costs a
+        few microseconds)."""
+        position = self._position(position)
+        return Outcome.from_value(self._value(position), position.side)
+
     def _position(self, position: Position | str, *, check_layer: bool = True) -> Position:
-        position = super()._position(position)
+        if self._closed or not isinstance(position, Position):
+            position = super()._position(position)  # closed, text or another game's
         if position.size != self.size:
             raise BoardMismatchError(
                 f"the position is on a {position.size}x{position.size} board but "

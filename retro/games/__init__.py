@@ -57,7 +57,7 @@ def identify(text: str) -> tuple[Game, object]:
     Games are tried in registry order; the error is the one of the game whose
     notation the text resembles most (the default game's when none does).
     """
-    errors: list[PositionError] = []
+    errors: list = []
     for game in _parsers():
         try:
             position = game.parse(text)
@@ -69,8 +69,9 @@ def identify(text: str) -> tuple[Game, object]:
     raise best[1]
 
 
-def _parsers() -> list[Game]:
-    return [get(name) for name in GAMES]
+@lru_cache(maxsize=None)
+def _parsers() -> tuple[Game, ...]:
+    return tuple(get(name) for name in GAMES)
 
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "NotationError", "Side", "UnknownGameError",

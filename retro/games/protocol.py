@@ -172,18 +172,11 @@ class Game:
         if variant not in self.variants:
             raise ValueError(f"{self.name} has no variant {variant!r}")
         self.variant = variant
+        self.full_name = f"{self.name} {variant}" if variant else self.name
+        # The default database's name: ``three-musketeers-5x5``, ``tic-tac-toe``.
+        self.file_stem = f"{self.name}-{variant}" if variant else self.name
 
     # --- names ----------------------------------------------------------------
-
-    @property
-    def full_name(self) -> str:
-        """``name`` or ``name variant`` (``three-musketeers 5x5``)."""
-        return f"{self.name} {self.variant}" if self.variant else self.name
-
-    @property
-    def file_stem(self) -> str:
-        """The default database's name: ``three-musketeers-5x5``, ``tic-tac-toe``."""
-        return f"{self.name}-{self.variant}" if self.variant else self.name
 
     def __repr__(self) -> str:
         return f"<game {self.full_name}>"

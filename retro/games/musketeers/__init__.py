@@ -29,6 +29,9 @@ NOTATION = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side 
             "X enemy man, . empty. Moves are written like 'e1-d1'.")
 
 
+_BY_SIZE: dict = {}  # board size -> its variant's game (for_position, on every request)
+
+
 class ThreeMusketeers(Game):
     """Three Musketeers on an n×n board (variants ``5x5``, ``4x4``, ``3x3``)."""
 
@@ -139,9 +142,12 @@ class ThreeMusketeers(Game):
         return {"enemy_men": tier}
 
     def for_position(self, position: Position) -> ThreeMusketeers:
-        from .. import get
+        game = _BY_SIZE.get(position.size)
+        if game is None:
+            from .. import get
 
-        return get(self.name, self.variant_of(position.size))
+            game = _BY_SIZE[position.size] = get(self.name, self.variant_of(position.size))
+        return game
 
     def resemblance(self, text: str) -> int:
         tokens = text.split() if isinstance(text, str) else []

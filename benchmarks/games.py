@@ -28,6 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+from numba import njit
+
+from retro.values import draw_value, preference_keys, value_of_best_key
+
 GAMES = ["tic-tac-toe", "three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris"]
 TARGETS = {"three-mens-morris": {"seconds": 1.0}, "three-mens-morris-diagonal": {"seconds": 1.0},
            "six-mens-morris": {"seconds": 5.0, "peak_memory_mb": 1024.0, "file_mb": 2.0}}
@@ -50,31 +55,36 @@ def engine_work(name: str) -> dict:
     """The engine's work per tier, without files: expansion and solving, timed apart."""
     from retro import games
     from retro.engine import solvers
+    from retro.engine.retrograde import solve_loopy
 
     game = games.get(name)
     values: dict = {}
     totals = {"positions": 0, "entries": 0, "moves": 0, "expand_seconds": 0.0, "solve_seconds": 0.0}
-    loopy = {"entries": 0, "moves": 0, "expand_seconds": 0.0, "solve_seconds": 0.0}
+    loopy = {"entries": 0, "moves": 0, "expand_seconds": 0.0, "solve_seconds": 0.0,
+             "value_iteration_seconds": 0.0, "value_iteration_sweeps": 0}
     for tier in game.tiers():
         started = time.perf_counter()
         expansion = game.expand(tier)
         expanded = time.perf_counter()
-        dtype = __import__("numpy").dtype(game.value_dtype).type
+        dtype = np.dtype(game.value_dtype).type
         flat, offsets = solvers.child_values(expansion, values, dtype)
         if game.loopy(tier):
-            from retro.engine.retrograde import solve_loopy
-
             result = solve_loopy(expansion, flat, offsets, dtype)
         else:
-            import numpy as np
-
-            from retro.values import preference_keys, value_of_best_key
-
             result = np.empty(expansion.size, dtype=dtype)
             solvers.solve_acyclic(expansion.side, expansion.finished, expansion.starts,
                                   expansion.child_tier, expansion.child_entry, flat, offsets,
                                   preference_keys(dtype), value_of_best_key(dtype), result)
         solved = time.perf_counter()
+        if game.loopy(tier):  # the alternative, on the same expansion: timed apart, compared
+            other = np.empty(expansion.size, dtype=dtype)
+            sweeps = value_iteration(expansion.side, expansion.finished, expansion.starts,
+                                     expansion.child_tier, expansion.child_entry, flat, offsets,
+                                     draw_value(dtype), other)
+            loopy["value_iteration_seconds"] += time.perf_counter() - solved
+            loopy["value_iteration_sweeps"] = max(loopy["value_iteration_sweeps"], sweeps)
+            if not np.array_equal(other, result):
+                raise SystemExit(f"value iteration and the retrograde solver differ on {tier}")
         values[tier] = result
         totals["positions"] += game.positions_in(tier)
         for bucket in ((totals, loopy) if game.loopy(tier) else (totals,)):
@@ -89,10 +99,74 @@ def engine_work(name: str) -> dict:
     if loopy["entries"]:
         loopy_seconds = loopy["expand_seconds"] + loopy["solve_seconds"]
         out["loopy_tiers"] = {**{k: round(v, 3) if isinstance(v, float) else v for k, v in loopy.items()},
+                              "retrograde_over_value_iteration": round(
+                                  loopy["solve_seconds"] / loopy["value_iteration_seconds"], 3)
+                              if loopy["value_iteration_seconds"] else None,
                               "entries_per_second": round(loopy["entries"] / loopy_seconds),
                               "moves_per_second": round(loopy["moves"] / loopy_seconds),
                               "moves_per_entry": round(loopy["moves"] / loopy["entries"], 2)}
     return out
+
+
+@njit(cache=True)
+def value_iteration(side, finished, starts, child_tier, child_entry, flat, offsets, draw, out):
+    """The alternative to the retrograde solver, for the measurement only: a sweep per
+    level over every undecided entry, each reading all its children (no parent lists)."""
+    n = len(side)
+    level_of = np.full(n, -1, dtype=np.int64)
+    outside = 0  # the longest distance out of the tier: levels up to it may still decide
+    for i in range(n):
+        out[i] = draw
+        if finished[i] >= 0:
+            out[i] = finished[i]
+            level_of[i] = 0 if finished[i] != draw else -1
+        for e in range(starts[i], starts[i + 1]):
+            if child_tier[e] != 0:
+                child = flat[offsets[child_tier[e]] + child_entry[e]]
+                if child != draw and (child >> 1) + 1 > outside:
+                    outside = (child >> 1) + 1
+    level = 1
+    changed = True
+    sweeps = 0
+    while changed or level <= outside:
+        changed = False
+        sweeps += 1
+        for i in range(n):
+            if level_of[i] >= 0 or finished[i] >= 0:
+                continue
+            mover = side[i]
+            win = False
+            all_won = True
+            longest = -1
+            for e in range(starts[i], starts[i + 1]):
+                if child_tier[e] == 0:
+                    j = child_entry[e]
+                    if level_of[j] < 0 or level_of[j] >= level:
+                        all_won = False
+                        continue
+                    child = out[j]
+                else:
+                    child = flat[offsets[child_tier[e]] + child_entry[e]]
+                    if child == draw:
+                        all_won = False
+                        continue
+                plies = child >> 1
+                if (0 if child & 1 else 1) == mover:
+                    if plies == level - 1:
+                        win = True
+                    all_won = False
+                elif plies > longest:
+                    longest = plies
+            if win:
+                out[i] = 2 * level + (1 if mover == 0 else 0)
+                level_of[i] = level
+                changed = True
+            elif all_won and longest == level - 1:
+                out[i] = 2 * level + (1 if mover == 1 else 0)
+                level_of[i] = level
+                changed = True
+        level += 1
+    return sweeps
 
 
 def nine_mens_morris(loopy: dict) -> dict:

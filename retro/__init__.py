@@ -1,20 +1,27 @@
-"""retro: a retrograde-analysis endgame database for Three Musketeers.
+"""retro: a retrograde-analysis engine that strongly solves games.
 
 Quick start::
 
     import retro
     with retro.open_database("db/three-musketeers-5x5.h5") as db:
         print(db.probe(retro.Position.start()))
+    with retro.open_database("db/six-mens-morris.h5") as db:
+        print(db.probe(db.game.start()))          # a draw
+
+``retro.games`` lists the games (``retro.games.get("tic-tac-toe")``); ``Position``,
+``Move`` and ``Side`` are Three Musketeers'; ``retro.dfpn`` and ``retro.alphabeta`` are
+the weak solvers (imported on first use).
 """
 
 from __future__ import annotations
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from ._numba_cache import ensure_numba_cache
 
 ensure_numba_cache()  # before the first @njit(cache=True) below
 
+from . import games
 from .values import Outcome
 from .games.musketeers.position import (
     BoardSizeError,
@@ -42,6 +49,18 @@ from .errors import (
     NotADatabaseError,
     PositionNotInDatabaseError,
 )
+
+def __getattr__(name: str):
+    """The weak solvers, imported on first use (``from retro import dfpn``)."""
+    if name in ("alphabeta", "dfpn", "crosscheck"):
+        import importlib
+
+        module = importlib.import_module(f".search.{name}" if name != "crosscheck" else ".crosscheck",
+                                         __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'retro' has no attribute {name!r}")
+
 
 __all__ = [
     "BatchPositionError",

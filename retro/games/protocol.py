@@ -154,6 +154,15 @@ class Expansion:
 OPEN = -1  # Expansion.finished: the game goes on
 
 
+def grid_text(rows: list[str], files: str = "abcde") -> str:
+    """A grid board for the terminal: a header of column letters, then one numbered line
+    per row (``rows``: each row's cells, from row 1)."""
+    lines = ["    " + " ".join(files[:len(rows[0])])]
+    for number, row in enumerate(rows, start=1):
+        lines.append(f"{number:>2}  " + " ".join(row))
+    return "\n".join(lines)
+
+
 class Game:
     """One variant of one game (see the module docstring for what each member means)."""
 

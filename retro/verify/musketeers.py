@@ -42,6 +42,7 @@ from numba import njit, prange
 
 from ..games.musketeers import rules
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
+from .report import Check
 from ..values import ENCODING, Outcome
 from ..games.musketeers.position import Position, Side
 from ..db.format import ChecksumError, DatabaseFile, NotADatabaseError
@@ -416,15 +417,6 @@ def check_enemy(first, last, stored, current, aligned, pair_count, pair_ids, low
 
 
 # --- the report ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check of the file and whether it passed."""
-
-    name: str
-    ok: bool
-    detail: str = ""
 
 
 @dataclass(frozen=True)

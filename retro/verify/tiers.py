@@ -50,6 +50,7 @@ from numba import njit, prange
 from ..db.format import DatabaseFile, dataset_path
 from ..db.hdf5io import HDF5_ERRORS, digest, get_text
 from ..games.protocol import OPEN, Game
+from .report import Check
 from ..values import Outcome, draw_value, not_a_position
 
 OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, NOT_FINISHED_ZERO = 0, 1, 2, 3, 4, 5
@@ -59,15 +60,6 @@ RULES = {
     BAD_LOSS: "a loss in n needs only moves to wins, the longest in n - 1",
     BAD_DRAW: "a draw needs no move to a loss and one to a draw",
 }
-
-
-@dataclass(frozen=True)
-class Check:
-    """One named check and its result."""
-
-    name: str
-    ok: bool
-    detail: str = ""
 
 
 @dataclass(frozen=True)

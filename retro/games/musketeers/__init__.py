@@ -18,7 +18,7 @@ from math import comb
 
 import numpy as np
 
-from ..protocol import Game
+from ..protocol import Game, grid_text
 from . import layout, rules
 from .index import encode, indexer, layer_masks, mask_rank, position_at
 from .position import FILES, Move, Position, Side, as_position
@@ -182,11 +182,7 @@ class ThreeMusketeers(Game):
 
     def board_text(self, position: Position) -> str:
         """The board with coordinates: a header of column letters, one numbered line per row."""
-        n = position.size
-        lines = ["    " + " ".join(FILES[:n])]
-        for row, group in enumerate(str(position).split()[1:]):
-            lines.append(f"{row + 1:>2}  " + " ".join(group))
-        return "\n".join(lines)
+        return grid_text(str(position).split()[1:])
 
 
 __all__ = ["Move", "Position", "Side", "ThreeMusketeers", "rules"]

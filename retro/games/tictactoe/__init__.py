@@ -30,7 +30,7 @@ from ...errors import (
     UnknownCharacterError,
 )
 from ...values import draw_value, not_a_position
-from ..protocol import OPEN, Expansion, Game
+from ..protocol import OPEN, Expansion, Game, grid_text
 from ..protocol import Side as SideBase
 from . import rules
 
@@ -292,10 +292,8 @@ class TicTacToe(Game):
         return "".join(str(position).split()[1:])
 
     def board_text(self, position: Position) -> str:
-        lines = ["    " + " ".join(FILES)]
-        for row, group in enumerate(str(position).split()[1:]):
-            lines.append(f"{row + 1:>2}  " + " ".join(group))
-        return "\n".join(lines)
+        """The board with coordinates: a header of column letters, one numbered line per row."""
+        return grid_text(str(position).split()[1:])
 
 
 __all__ = ["Move", "Position", "Side", "TicTacToe"]

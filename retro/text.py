@@ -162,6 +162,7 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
     reason = None if children else finish_text(position, game)
     where = ({"size": position.size} if game is None or game.name == games.DEFAULT_GAME
              else {"game": game.full_name})
+    lines = (game or games.get()).marked_lines(position)
     return {
         "position": str(position),
         **where,
@@ -171,6 +172,7 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
         "over": reason is not None,
         "result": reason if reason is not None else GOES_ON,
         "moves": [move_json(move, after, value) for move, after, value in children],
+        **({"lines": lines} if lines else {}),
     }
 
 

@@ -69,8 +69,10 @@ and add header attributes and tables (``header``).
 Presentation
 ------------
 ``geometry()`` describes the board to a page that knows no rules (squares of a grid,
-or points and lines), ``pieces(position)`` what stands on each point, and
-``board_text(position)`` draws the board for the terminal.
+or points and lines; the notation's groups of points), ``pieces(position)`` what
+stands on each point, ``marked_lines(position)`` the lines to draw over it (a line
+that finished the game, the morris mills), and ``board_text(position)`` draws the
+board for the terminal.
 """
 
 from __future__ import annotations
@@ -295,6 +297,12 @@ class Game:
 
     def pieces(self, position) -> str:
         raise NotImplementedError
+
+    def marked_lines(self, position) -> list[dict]:
+        """Lines to mark on the board: ``{"side": name, "points": [...]}`` for a line that
+        finished the game (Three Musketeers' musketeers in a row, tic-tac-toe's three in
+        a line) or, in morris, each mill standing. None by default."""
+        return []
 
     def board_text(self, position) -> str:
         raise NotImplementedError

@@ -543,10 +543,22 @@ class Morris(Game):
             "points": [{"name": name, "x": x, "y": y} for name, (x, y) in zip(names, b.coordinates)],
             "lines": [[a, c] for a, c in b.spec.edges],
             "mills": [list(line) for line in b.spec.lines],
+            "groups": list(b.spec.rows),
             "pieces": {"W": {"side": Side.WHITE.value, "shape": "light"},
                        "B": {"side": Side.BLACK.value, "shape": "dark"}},
             "hands": True,
+            "pieces_per_side": self.pieces,
         }
+
+    def marked_lines(self, position: Position) -> list[dict]:
+        """The lines (three men's morris) or mills (six men's) each side holds."""
+        b = self.board
+        out = []
+        for side, pieces in ((Side.WHITE, position.white), (Side.BLACK, position.black)):
+            for line, names in zip(b.lines.tolist(), b.spec.lines):
+                if pieces & line == line:
+                    out.append({"side": side.value, "points": list(names)})
+        return out
 
     def pieces(self, position: Position) -> str:
         return "".join(str(position).split()[3:])

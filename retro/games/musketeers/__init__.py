@@ -173,9 +173,16 @@ class ThreeMusketeers(Game):
             "points": [{"name": f"{FILES[c]}{r + 1}", "x": c, "y": r}
                        for r in range(n) for c in range(n)],
             "lines": [],
+            "groups": [n] * n,
             "pieces": {"O": {"side": Side.MUSKETEERS.value, "shape": "ring"},
                        "X": {"side": Side.ENEMY.value, "shape": "cross"}},
+            "hands": False,
         }
+
+    def marked_lines(self, position: Position) -> list[dict]:
+        if position.winner() is Side.ENEMY:  # rule 3: the musketeers in one row or column
+            return [{"side": Side.ENEMY.value, "points": list(position.musketeer_squares())}]
+        return []
 
     def pieces(self, position: Position) -> str:
         return "".join(str(position).split()[1:])

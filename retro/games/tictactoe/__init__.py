@@ -284,9 +284,20 @@ class TicTacToe(Game):
             "kind": "grid", "columns": 3, "rows": 3,
             "points": [{"name": NAMES[s], "x": s % 3, "y": s // 3} for s in range(rules.SQUARES)],
             "lines": [],
+            "groups": [3, 3, 3],
             "pieces": {"X": {"side": Side.X.value, "shape": "cross"},
                        "O": {"side": Side.O.value, "shape": "ring"}},
+            "hands": False,
         }
+
+    def marked_lines(self, position: Position) -> list[dict]:
+        out = []
+        for side, marks in ((Side.X, position.x), (Side.O, position.o)):
+            for line in rules.LINES.tolist():
+                if marks & line == line:
+                    out.append({"side": side.value,
+                                "points": [NAMES[s] for s in range(rules.SQUARES) if line >> s & 1]})
+        return out
 
     def pieces(self, position: Position) -> str:
         return "".join(str(position).split()[1:])

@@ -37,10 +37,10 @@ import numpy as np
 TARGETS = {"warm_probe_us": 50.0, "in_memory_batch_probes_per_second": 5e6, "load_seconds": 15.0}
 
 
-def random_positions(n: int, count: int, rng: np.random.Generator, max_guards: int | None = None):
+def random_positions(n: int, count: int, rng: np.random.Generator, max_enemy_men: int | None = None):
     """(side, musketeers, enemies) arrays of uniformly drawn positions.
 
-    With ``max_guards`` (an endgame database) men are taken off, lowest square
+    With ``max_enemy_men`` (an endgame database) men are taken off, lowest square
     first, until no position has more: the figures are then for that file's layers.
     """
     squares = n * n
@@ -49,10 +49,10 @@ def random_positions(n: int, count: int, rng: np.random.Generator, max_guards: i
     for j in range(3):
         musketeers |= np.int64(1) << picks[:, j]
     enemies = rng.integers(0, 1 << squares, count, dtype=np.int64) & ~musketeers
-    if max_guards is not None and max_guards < squares - 3:
+    if max_enemy_men is not None and max_enemy_men < squares - 3:
         while True:
             men = np.unpackbits(enemies.view(np.uint8)).reshape(count, 64).sum(axis=1)
-            over = men > max_guards
+            over = men > max_enemy_men
             if not over.any():
                 break
             enemies[over] &= enemies[over] - 1
@@ -72,7 +72,7 @@ def main() -> None:
 
     rng = np.random.default_rng(args.seed)
     with open_database(args.db) as db:
-        n, top = db.size, db.max_guards
+        n, top = db.size, db.max_enemy_men
         # Load the compiled kernels before anything is timed.
         sides, ms, es = random_positions(n, 10, rng, top)
         db.probe(Position(Side.from_code(int(sides[0])), int(ms[0]), int(es[0]), n))

@@ -47,7 +47,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         files = {level: h5py.File(Path(scratch) / f"m{level}.h5", "w") for level in args.gzip}
         previous = np.zeros((ix.placement_count, 1), dtype=np.uint8)
-        for k in range(db.max_guards + 1):
+        for k in range(db.max_enemy_men + 1):
             masks = layer_masks(ix.free, k)
             values = np.empty((ix.placement_count, len(masks)), dtype=np.uint8)
             with_bit = bit_lists(masks, ix.free, comb(ix.free - 1, k - 1) if k else 0)

@@ -74,7 +74,7 @@ def main() -> None:
     except DatabaseError as error:
         sys.exit(f"benchmarks/verify.py: error: {error}")
     build_seconds = float(db.metadata["build_seconds"])
-    size, max_guards = db.size, db.max_guards
+    size, max_enemy_men = db.size, db.max_enemy_men
     db.close()
 
     load_before = os.getloadavg()
@@ -82,7 +82,7 @@ def main() -> None:
     figures = {
         "database": str(args.db),
         "board": size,
-        "max_guards": max_guards,
+        "max_enemy_men": max_enemy_men,
         "verify_seconds": round(verified["seconds"], 2),
         "verify_peak_memory_mb": round(verified["peak_memory_mb"], 1),
         "verify_ok": verified["ok"],

@@ -11,17 +11,20 @@ value, a disagreement, a batch line that could not be answered) exits with 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import ipaddress
 import json
 import os
 import re
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, games
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
+from .db import locations
 from .db.format import DatabaseError, default_path
 from .errors import quoted
 from .games.musketeers import rules
@@ -37,9 +40,17 @@ DEFAULT_PORT = 8000
 
 TABLE_BITS_HELP = ("transposition table of 2**B entries (default: 512 MiB, that is B=24 of "
                    "32 bytes for dfpn and B=25 of 16 bytes for alphabeta)")
-POSITION_HELP = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
-                 "(M or E), then one group per row from row 1, columns a to e; O musketeer, "
-                 "X enemy man, . empty. Moves are written like 'e1-d1'.")
+POSITION_HELP = (
+    "Positions: side to move, then one group per row from row 1 (columns a, b, ...). Three "
+    "Musketeers 'M XXXXO XXXXX XXOXX XXXXX OXXXX' (M or E to move; O musketeer, X enemy man, "
+    ". empty); tic-tac-toe 'X ... ... ...'; morris 'W 9 9 ...' (W or B to move, the pieces "
+    "in hand of White and Black, then the points of each row). Quotes are optional, any case "
+    "will do, and groups may be joined by underscores as in the page's links "
+    "(M_XXXXO_XXXXX_...). Moves: e1-d1 (also e1d1, 'e1 d1'), a square for tic-tac-toe and "
+    "morris placements (b2), a removal after an x (b2-c2xd4).")
+
+QUIET_HELP = "no progress bar (none is drawn either when standard error is not a terminal)"
+FOUND = "found in $RETRO_DB_DIR, ./db, the checkout's db/ or the user data folder, in that order"
 
 
 class UsageError(Exception):
@@ -135,9 +146,10 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    def command(name: str, summary: str, description: str,
+                positions: bool = False) -> argparse.ArgumentParser:
         return commands.add_parser(name, help=summary, description=description,
-                                   epilog=POSITION_HELP)
+                                   epilog=POSITION_HELP if positions else None)
 
     games_command = command(
         "games", "list the games retro solves",
@@ -151,23 +163,25 @@ def _parser() -> argparse.ArgumentParser:
         "by the number of enemy men), and write the values to an HDF5 file. Each finished "
         "tier is checkpointed next to the output (<out>.partial/): if the build is "
         "interrupted, run the same command again to resume. Building again without "
-        "--max-guards extends an endgame database.")
+        "--max-enemy-men extends an endgame database.")
     build.add_argument("--game", default=games.DEFAULT_GAME, metavar="NAME",
                        help=f"the game (default: {games.DEFAULT_GAME}; 'retro games' lists them)")
     build.add_argument("--variant", metavar="V", help="the game's variant (default: its first)")
     build.add_argument("--board", type=int, choices=rules.SIZES,
                        help="Three Musketeers board size (default: 5; same as --variant NxN)")
     build.add_argument("--out", type=Path, metavar="PATH",
-                       help="output file (default: db/<game>[-<variant>].h5, e.g. "
-                       "db/three-musketeers-5x5.h5)")
-    build.add_argument("--max-guards", type=int, metavar="K",
+                       help="output file (default: <game>[-<variant>].h5, e.g. "
+                       "three-musketeers-5x5.h5, in the first database folder: $RETRO_DB_DIR, "
+                       "else ./db, else the checkout's db/ when inside it, else the user data "
+                       "folder)")
+    build.add_argument("--max-enemy-men", "--max-guards", dest="max_enemy_men", type=int, metavar="K",
                        help="Three Musketeers: build only layers 0..K, the positions with at "
                        "most K enemy men")
     build.add_argument("--threads", type=int, metavar="T",
                        help="worker threads (default: one per core)")
     build.add_argument("--force", action="store_true",
                        help="rebuild from scratch even if a database or checkpoints exist")
-    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     probe = command(
         "probe", "who wins a position, in how many plies, and after each move",
@@ -176,12 +190,13 @@ def _parser() -> argparse.ArgumentParser:
         "value of the position it leads to, best first: 'E33 -> [e1-d1 E32, ...]'. "
         "Without POSITION, read one position per line from standard input and answer "
         "one line each; a line that cannot be answered gets an error line and the batch "
-        "goes on (exit status 1 at the end).")
-    probe.add_argument("position", metavar="POSITION", nargs="?",
-                       help="position; omit it to read positions from standard input")
+        "goes on (exit status 1 at the end).", positions=True)
+    probe.add_argument("position", metavar="POSITION", nargs="*",
+                       help="position (quotes optional); omit it to read positions from "
+                       "standard input")
     probe.add_argument("--db", type=Path, metavar="PATH",
-                       help="database file (default: the default file of the position's "
-                       "game, e.g. db/three-musketeers-5x5.h5 or db/tic-tac-toe.h5)")
+                       help="database file (default: the position's game's file, e.g. "
+                       f"three-musketeers-5x5.h5, {FOUND})")
     probe.add_argument("--game", metavar="NAME",
                        help="the game, where its notation alone does not say (default: the "
                        "game whose notation reads the position)")
@@ -191,16 +206,19 @@ def _parser() -> argparse.ArgumentParser:
 
     play = command(
         "play", "play a game in the terminal against the perfect player",
-        "Play against the database. Enter moves like c3-c2, or hint (a best move), eval "
-        "(who wins from here, and every move's outcome), undo (your last move and the "
-        "answer), help, quit. The computer plays optimally: when it can win, a fastest "
+        "Play against the database: one board a turn, the last move's squares in "
+        "brackets. Enter moves like c3-c2 (or c3c2), or hint (a best move), eval (who wins "
+        "from here, and every move's outcome), value (show the value after every move, or "
+        "stop), moves (the game so far), undo (your last move and the answer), help, quit; "
+        "on a terminal, arrows edit and recall lines and Tab completes moves. A position "
+        "standing for the third time is a draw. The computer plays optimally: when it can win, a fastest "
         "win, chosen at random among equally fast ones. In a lost position it plays for "
         "your mistakes: the move after which the largest share of your replies throws "
         "your win away, then the longest resistance, then at random. With input from a "
-        "pipe or file, an illegal move or unknown command is an error (exit status 2).")
+        "pipe or file, an illegal move or unknown command is an error (exit status 2).",
+        positions=True)
     play.add_argument("--db", type=Path, metavar="PATH",
-                      help="database file (default: the game's default file, "
-                      "db/three-musketeers-5x5.h5 for Three Musketeers)")
+                      help=f"database file (default: the game's file, {FOUND})")
     play.add_argument("--game", metavar="NAME",
                       help="the game, when no --db names it (default: the game of --start, "
                       f"else {games.DEFAULT_GAME})")
@@ -210,6 +228,9 @@ def _parser() -> argparse.ArgumentParser:
                       "(default: the start of the game)")
     play.add_argument("--seed", type=int, metavar="S",
                       help="seed for the computer's choices among equally good moves")
+    play.add_argument("--show-value", action="store_true",
+                      help="show the value under the board after every move (the 'value' "
+                      "command turns it on and off)")
 
     verify = command(
         "verify", "prove a database correct without trusting the builder",
@@ -217,14 +238,13 @@ def _parser() -> argparse.ArgumentParser:
         "finished-game rules and that every stored value is the best over its children "
         "read from the same file. Exit status 1 when anything is wrong.")
     verify.add_argument("path", metavar="PATH", type=Path, nargs="?",
-                        help="database file (default: the game's default file, "
-                        "db/three-musketeers-5x5.h5 for Three Musketeers)")
+                        help=f"database file (default: the game's file, {FOUND})")
     verify.add_argument("--game", metavar="NAME", help="the game whose default file to verify "
                         f"(default: {games.DEFAULT_GAME})")
     verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
-    verify.add_argument("--quiet", action="store_true", help="no progress bar")
+    verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     analyze = command(
         "analyze", "what the database says about the game",
@@ -232,13 +252,12 @@ def _parser() -> argparse.ArgumentParser:
         "symmetry), plies to the end, the longest wins, and the positions reachable from "
         "the standard start, per side to move and per number of enemy men.")
     analyze.add_argument("path", metavar="PATH", type=Path, nargs="?",
-                         help="database file (default: the game's default file, "
-                         "db/three-musketeers-5x5.h5 for Three Musketeers)")
+                         help=f"database file (default: the game's file, {FOUND})")
     analyze.add_argument("--game", metavar="NAME", help="the game whose default file to analyze "
                          f"(default: {games.DEFAULT_GAME})")
     analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
     analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
-    analyze.add_argument("--quiet", action="store_true", help="no progress bar")
+    analyze.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     solve = command(
         "solve", "solve a position by a weak solver (df-pn or alpha-beta), without the database",
@@ -247,8 +266,9 @@ def _parser() -> argparse.ArgumentParser:
         "trick, a transposition table and symmetry) follows the cheapest proof; "
         "--method alphabeta is a negamax with a transposition table, symmetry, killer and "
         "history move ordering. By default it answers who wins and a winning move; "
-        "--exact also finds in how many plies and a principal line.")
-    solve.add_argument("position", metavar="POSITION", help="position to solve")
+        "--exact also finds in how many plies and a principal line.", positions=True)
+    solve.add_argument("position", metavar="POSITION", nargs="+",
+                       help="position to solve (quotes optional)")
     solve.add_argument("--method", choices=METHODS,
                        help=f"weak solver (default: {DEFAULT_METHOD} for Three Musketeers, "
                        "alphabeta for tic-tac-toe)")
@@ -266,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
         "many plies too), probe each in the database, print a summary and every "
         "disagreement. Exit status 1 on any.")
     crosscheck.add_argument("--db", type=Path, metavar="PATH",
-                            help="database file (default: db/three-musketeers-5x5.h5)")
+                            help=f"database file (default: three-musketeers-5x5.h5, {FOUND})")
     crosscheck.add_argument("--samples", type=int, default=1000, metavar="N",
                             help="positions to check (default: 1000)")
     crosscheck.add_argument("--seed", type=int, default=0, metavar="S", help="random seed")
@@ -280,18 +300,18 @@ def _parser() -> argparse.ArgumentParser:
     crosscheck.add_argument("--table-bits", type=_table_bits, metavar="B",
                             help=TABLE_BITS_HELP + ", per worker")
     crosscheck.add_argument("--json", action="store_true", help="print the report as JSON")
-    crosscheck.add_argument("--quiet", action="store_true", help="no progress bar")
+    crosscheck.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     serve = command(
         "serve", "serve a web page and a JSON API to explore and play the solved game",
         "Serve the databases over HTTP: a page to explore every position and play against "
         "the perfect player, and the JSON API under /api/v1/ (probe, line, play, batch "
-        "probes, info). Without --db it serves the default file of each board size found "
-        "in db/. It binds to the loopback address unless --host says otherwise. Stop it "
-        "with Ctrl-C.")
+        "probes, info). Without --db it serves every game's default file (each Three "
+        f"Musketeers board's, tic-tac-toe.h5, ...) {FOUND}. It binds to the loopback "
+        "address unless --host says otherwise. Stop it with Ctrl-C.")
     serve.add_argument("--db", type=Path, metavar="PATH", action="append",
-                       help="database file to serve (repeat for several board sizes; "
-                       "default: every db/three-musketeers-NxN.h5 found)")
+                       help="database file to serve (repeat for several games or boards; "
+                       "default: every game's file found)")
     serve.add_argument("--host", type=_host, default=DEFAULT_HOST,
                        help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
     serve.add_argument("--port", type=_port, default=DEFAULT_PORT,
@@ -315,7 +335,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):  # `retro` alone: what it can do
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
+    if isinstance(getattr(args, "position", None), list):  # an unquoted position's groups
+        args.position = " ".join(args.position) or None
     handler = {
         "games": _games, "build": _build, "probe": _probe, "play": _play, "verify": _verify,
         "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
@@ -334,6 +360,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str) -> int:
     print(f"retro: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+@contextlib.contextmanager
+def _notice_if_slow(message: str, after: float = 0.5):
+    """Say ``message`` on standard error if the block is still running ``after`` seconds in."""
+    timer = threading.Timer(after, lambda: print(f"retro: {message}...", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _bars(args: argparse.Namespace) -> bool:
+    """Progress bars: unless --quiet, and only on a terminal (not into a log or a pipe)."""
+    return not args.quiet and _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _progress(total: int, enabled: bool, unit: str, desc: str):
@@ -383,8 +433,8 @@ def _build(args: argparse.Namespace) -> int:
 
     try:
         summary = build(
-            _game_of(args), args.out, args.max_guards, args.threads,
-            force=args.force, progress=not args.quiet,
+            _game_of(args), args.out, args.max_enemy_men, args.threads,
+            force=args.force, progress=_bars(args),
             log=lambda message: print(message, file=sys.stderr),
         )
     except BuildError as error:
@@ -393,18 +443,23 @@ def _build(args: argparse.Namespace) -> int:
         print("\nretro: interrupted; run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     if summary.game.name == games.DEFAULT_GAME:
-        held = f"layers 0..{summary.max_guards}"
+        held = f"layers 0..{summary.max_enemy_men}"
     else:
         held = f"{summary.game.full_name}, {len(summary.tiers)} tiers"
     if summary.already_built:
         print(f"{summary.path} is already built ({held}); pass --force to rebuild")
         return 0
+    from .text import rate_text, size_text
+
     rate = summary.computed_positions / summary.seconds if summary.seconds else 0.0
     print(
-        f"built {summary.path}: {summary.positions:,} positions ({held}), "
+        f"built {Path(summary.path).resolve()}: {summary.positions:,} positions ({held}), "
         f"{summary.computed_positions:,} solved in {summary.seconds:.1f} s "
-        f"({rate / 1e6:.1f} M positions/s), {summary.file_bytes / 1e6:.1f} MB"
+        f"({rate_text(rate)}), {size_text(summary.file_bytes)}"
     )
+    note = locations.reach(Path(summary.path))
+    if note:
+        print(note)
     return 0
 
 
@@ -482,7 +537,8 @@ def _play(args: argparse.Namespace) -> int:
     with db:
         start = db._position(args.start) if args.start else None
         # Piped input is a script: an illegal move in it is an error, not a retry.
-        return play_game(db, args.human, start, args.seed, stdin, strict=not stdin.isatty())
+        return play_game(db, args.human, start, args.seed, stdin, strict=not stdin.isatty(),
+                         show_value=args.show_value)
 
 
 # --- verify and analyze --------------------------------------------------------------------
@@ -499,13 +555,13 @@ def _verify(args: argparse.Namespace) -> int:
     from .verify import verify
 
     path = _default_file(args)
-    report = verify(path, progress=not args.quiet, max_reports=args.max_reports)
+    report = verify(path, progress=_bars(args), max_reports=args.max_reports)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
         return 0 if report.ok else EXIT_FOUND_PROBLEMS
     musketeers = hasattr(report, "musketeer_positions_resolved")
     if musketeers:
-        print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_guards})")
+        print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_enemy_men})")
     else:
         print(f"verifying {report.path} ({report.game}, {report.tiers} tiers)")
     for check in report.checks:
@@ -533,7 +589,7 @@ def _analyze(args: argparse.Namespace) -> int:
     path = _default_file(args)
     if args.plot is not None:  # fail now, not after the whole analysis
         plot_directory(args.plot)
-    report = analyze(path, progress=not args.quiet)
+    report = analyze(path, progress=_bars(args))
     charts = plot(report, args.plot) if args.plot is not None else []
     if args.json:
         print(json.dumps(report, indent=2))
@@ -556,7 +612,7 @@ def _method(args: argparse.Namespace, game) -> str:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from .crosscheck import new_solver
+    from .crosscheck import new_solver, warm_up
     from .search import alphabeta, dfpn
 
     game, position = games.identify(args.position)
@@ -567,6 +623,9 @@ def _solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--board {args.board} but the position is {position.size}x{position.size}")
     method = _method(args, game)
     solver = new_solver(method, game, args.table_bits)
+    with _notice_if_slow("compiling the solver (first run only; later runs read numba's cache)",
+                         after=1.5):
+        warm_up(method, game)  # keeps compilation out of the reported time
     solve = dfpn.solve if method == "dfpn" else alphabeta.solve
     solution = solve(position, exact=args.exact, solver=solver)
     if args.json:
@@ -590,7 +649,8 @@ def _solve(args: argparse.Namespace) -> int:
         print(f"winning move: {solution.best_move}")
     if method == "dfpn":
         proof = ("" if stats.proof_size is None else
-                 f"; proof: {stats.proof_size:,} positions, {stats.proof_depth} plies deep")
+                 f"; proof: {stats.proof_size:,} positions, {stats.proof_depth} plies deep, "
+                 f"walked in {stats.proof_seconds:.2f} s")
         print(f"df-pn: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
               f"{stats.table_entries:,} of {stats.table_capacity:,} table entries used, "
               f"{stats.seconds:.2f} s{proof}")
@@ -610,7 +670,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be at least 1")
     with open_database(args.db) as db:  # fails early, with the build hint, if missing
         method = _method(args, db.game)
-    bar = _progress(args.samples, not args.quiet, "pos", "crosscheck")
+    bar = _progress(args.samples, _bars(args), "pos", "crosscheck")
     try:
         report = crosscheck(args.db, samples=args.samples, seed=args.seed, exact=args.exact,
                             workers=args.workers, table_bits=args.table_bits, method=method,

@@ -37,6 +37,7 @@ from .games.musketeers.index import indexer, position_at
 from .games.musketeers.position import Position
 from .search import dfpn
 from .search.alphabeta import Solver, plies_of, winner_of
+from .search.alphabeta import solve as alphabeta_solve
 from .search.games import canonical, pack, weak_game
 
 UNIFORM, GAMES = "uniform", "games"
@@ -69,6 +70,31 @@ def new_solver(method: str, game, table_bits: int | None = None) -> Solver | dfp
     if method == "dfpn":
         return dfpn.musketeers_dfpn_solver(game.size, table_bits=bits)
     return Solver(tables, table_bits=bits)
+
+
+def warm_up(method: str, game) -> None:
+    """Run ``method``'s kernels once on a tiny position of ``game``, so that numba
+    compiles them (or loads them from its cache) here and no reported time includes it."""
+    if isinstance(game, int):
+        game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+    solver = new_solver(method, game, table_bits=10)
+    solve = dfpn.solve if method == "dfpn" else alphabeta_solve
+    position = _tiny_position(game)
+    for exact in (False, True):
+        solve(position, exact=exact, solver=solver)
+
+
+def _tiny_position(game):
+    """A position of ``game`` a few plies from the end (the start, for tic-tac-toe)."""
+    start = game.start()
+    if game.name != games.DEFAULT_GAME:
+        return start
+    for square in range(game.size * game.size):  # the musketeers and one enemy man
+        if start.enemies >> square & 1:
+            position = type(start)(start.side, start.musketeers, 1 << square, start.size)
+            if position.legal_moves():
+                return position
+    raise AssertionError("no musketeer has an enemy man next to it at the start")
 
 
 @dataclass(frozen=True)
@@ -117,13 +143,13 @@ class CrosscheckReport:
 
 
 def uniform_positions(size, count: int, rng: np.random.Generator,
-                      max_guards: int | None = None) -> list:
-    """Table entries drawn uniformly (Three Musketeers: over layers 0..max_guards), as
+                      max_enemy_men: int | None = None) -> list:
+    """Table entries drawn uniformly (Three Musketeers: over layers 0..max_enemy_men), as
     positions; ``size`` is a Three Musketeers board size or a game."""
     if not isinstance(size, int):
         return _uniform_entries(size, count, rng)
     ix = indexer(size)
-    top = ix.free if max_guards is None else max_guards
+    top = ix.free if max_enemy_men is None else max_enemy_men
     weights = np.array([comb(ix.free, k) for k in range(top + 1)], dtype=float)
     layers = rng.choice(top + 1, size=count, p=weights / weights.sum())
     positions = []
@@ -202,7 +228,7 @@ def crosscheck(path: str | os.PathLike | None = None, *, samples: int = 1000, se
         game = db.game
         new_solver(method, game, 10)  # refuses a game the method does not play, at once
         if game.name == games.DEFAULT_GAME:
-            size, top = db.size, db.max_guards
+            size, top = db.size, db.max_enemy_men
             from_games = samples // 2 if top >= indexer(size).free else 0
             source = size
         else:

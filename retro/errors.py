@@ -20,6 +20,11 @@ from __future__ import annotations
 _SHORT_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """``1 row``, ``2 rows``: a count and its noun in the right number."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
 def quoted(text: str, limit: int = 40) -> str:
     """User text as a message shows it: in single quotes, at most ``limit`` characters
     (then ``...``), with backslashes, quotes and every invisible or control character
@@ -138,7 +143,7 @@ class BoardMismatchError(DatabaseError):
 
 
 class PositionNotInDatabaseError(DatabaseError):
-    """A position with more enemy men than the database holds (built with --max-guards)."""
+    """A position with more enemy men than the database holds (built with --max-enemy-men)."""
 
 
 class DatabaseClosedError(DatabaseError, ValueError):

@@ -43,10 +43,13 @@ from .values import Outcome
 COMMANDS = {
     "hint": "show a best move",
     "eval": "show who wins from here and every move's outcome",
+    "value": "show the value after every move, or stop showing it",
+    "moves": "show the moves played so far",
     "undo": "take back your last move (and the computer's answer)",
     "help": "show this list",
     "quit": "end the game",
 }
+REPETITIONS = 3  # the same position this many times (same side to move) is a draw
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,27 @@ def _describe(outcome: Outcome, human) -> str:
     return f"{outcome}: {verdict} with perfect play"
 
 
+def verdict(game, position, human) -> str:
+    """The end of a game in the player's words: ``You win: <why>.``, ``You lose: ...``
+    or ``A draw: ...``."""
+    winner = position.winner()
+    words = "A draw" if winner is None else "You win" if winner is human else "You lose"
+    return f"{words}: {game.finished_reason(position).split(':')[0]}."
+
+
+def score(moves: list, first_side) -> str:
+    """Moves played as a numbered score: ``1. e1-d1 d2-d1  2. c3-c2`` (``1. ... d2-d1``
+    when the game began with the second side to move)."""
+    parts, number = [], 1
+    for i, (side, move) in enumerate(moves):
+        if side is first_side or i == 0:
+            parts.append(f"{number}." if side is first_side else f"{number}. ...")
+        parts.append(str(move))
+        if side is not first_side:
+            number += 1
+    return " ".join(parts)
+
+
 def side_named(game, name) -> object:
     """The side of ``game`` that ``name`` names (its name or letter, any case)."""
     if isinstance(name, game.sides):
@@ -141,17 +165,22 @@ def side_named(game, name) -> object:
 
 def play_game(db: Database, human=None, start=None, seed: int | None = None,
               input_stream: TextIO | None = None, output_stream: TextIO | None = None, *,
-              strict: bool = False) -> int:
+              strict: bool = False, show_value: bool = False) -> int:
     """Play one game between a human (on the streams) and the perfect player; exit code 0.
 
     ``human`` is the side the human plays (a side of the database's game, or its name;
     default: the side that moves first); ``start`` the starting position (default: the
     start of the game); ``seed`` makes the computer's choices among equally good moves
-    reproducible (None: they vary from game to game). The game ends when it is over, on
-    ``quit``, or at the end of the input. An illegal move or unknown command gets a
-    one-line explanation and the prompt again; with ``strict=True`` (scripted,
+    reproducible (None: they vary from game to game); ``show_value`` prints the value
+    under the board after every move (the ``value`` command turns it on and off).
+
+    Each turn prints one board, the last move's points in brackets. The game ends when
+    it is over, when a position stands for the third time with the same side to move (a
+    draw), on ``quit``, or at the end of the input. An illegal move or unknown command
+    gets a one-line explanation and the prompt again; with ``strict=True`` (scripted,
     non-interactive input) it raises :class:`~retro.errors.IllegalMoveError` or
-    :class:`UnknownCommandError` instead.
+    :class:`UnknownCommandError` instead. On a terminal the prompt has line editing,
+    history and completion of moves and commands (Tab), where Python has ``readline``.
 
     Raises :class:`~retro.errors.BoardMismatchError` (or another database error)
     before the game starts when ``start`` cannot be probed in ``db``.
@@ -165,37 +194,47 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
     rng = np.random.default_rng(seed)
     computer = human.other
     echo = not _is_terminal(inp)
+    first_side = position.side
+    played: list = []  # (side, move) from the start
+    undo_points: list = []  # (position, moves played) before each of the human's moves
+    seen: dict[str, int] = {}
+    marked: list[str] = []
+    read = _prompter(inp, out, lambda: [str(m) for m in position.legal_moves()] + list(COMMANDS))
 
     def say(text: str = "") -> None:
         print(text, file=out)
 
-    glyph = _glyph(game, human)
-    say(f"You play {human.title}{f' ({glyph})' if glyph != human.title else ''}; "
-        f"the computer plays {computer.title}. Enter moves like "
-        f"'{_example(position, human)}', or: {', '.join(COMMANDS)}.")
-    history: list = []  # positions where the human was to move, before their move
-    show = True
+    def show() -> None:
+        say()
+        say(game.board_text(position, marked))
+        say(f"position: {position}")
+        if show_value and not position.is_over():
+            say(f"value: {_describe(db.probe(position), human)}")
+
+    def example() -> str:
+        return _example(position, human)
+
+    say(f"You play {_side_words(game, human)}; the computer plays {_side_words(game, computer)}.")
+    if position.side is human or position.is_over():
+        show()
+    introduced = False
     while True:
-        if show:
-            say()
-            say(game.board_text(position))
-            say(f"position: {position}")
-            show = False
-        if position.is_over():
-            winner = position.winner()
-            verdict = ("a draw" if winner is None else "you win" if winner is human
-                       else "the computer wins")
-            say(f"game over: {result_text(position)} ({verdict})")
+        if position.is_over() or seen.get(str(position), 0) >= REPETITIONS:
+            say(verdict(game, position, human) if position.is_over()
+                else f"A draw: the same position has stood {REPETITIONS} times.")
+            if played:
+                say(f"moves: {score(played, first_side)}")
             return 0
         if position.side is computer:
             move = computer_move(db, position, rng)
-            position = position.play(move)
-            say(f"computer ({computer.value}) plays {move}")
-            show = True
+            position, marked = _advance(game, position, move, played, seen)
+            say(f"The computer plays {move}.")
+            show()
             continue
-        out.write(f"your move ({human.value}): ")
-        out.flush()
-        line = inp.readline()
+        if not introduced:  # the example is one of the human's moves here
+            say(f"Enter moves like '{example()}'{_forms(example())}, or: {', '.join(COMMANDS)}.")
+            introduced = True
+        line = read(f"your move ({human.value}): ")
         if echo and line:  # a transcript of scripted input reads like a terminal session
             out.write(line if line.endswith("\n") else line + "\n")
         if not line:
@@ -211,7 +250,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
         if command in ("help", "?"):
             for name, text in COMMANDS.items():
                 say(f"  {name:<5} {text}")
-            say(f"  or a move such as {_example(position, human)}")
+            say(f"  or a move such as {example()}{_forms(example())}")
         elif command == "hint":
             move, after = db.best_moves(position)[0]
             say(f"hint: {move}, after which {_describe(after, human)}")
@@ -219,34 +258,108 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
             outcome = db.probe(position)
             say(f"eval: {_describe(outcome, human)}")
             say(format_probe(position, outcome, db.moves(position)).splitlines()[1])
+        elif command == "value":
+            show_value = not show_value
+            say(f"value: {_describe(db.probe(position), human)}" if show_value
+                else "the value is hidden (value shows it again)")
+        elif command == "moves":
+            say(f"moves: {score(played, first_side)}" if played else "no move played yet")
         elif command == "undo":
-            if not history:
+            if not undo_points:
                 say("nothing to undo")
             else:
-                position = history.pop()
+                position, count = undo_points.pop()
+                for text in _positions_after(position, played[count:]):
+                    seen[text] -= 1
+                del played[count:]
+                marked = []
                 say("undone: your last move and the computer's answer")
-                show = True
+                show()
         else:
             try:
                 move = game.parse_move(command)
-                after = position.play(move)
+                position.play(move)
             except IllegalMoveError as error:
                 if strict:
                     raise
                 say(str(error))
                 continue
             except NotationError as error:
+                message = (f"{quoted(command)} is neither a move like '{example()}' nor a command "
+                           f"({', '.join(COMMANDS)})")
                 if strict:
-                    raise UnknownCommandError(
-                        f"{quoted(command)} is neither a move like '{_example(position, human)}' "
-                        f"nor a command ({', '.join(COMMANDS)})") from error
-                say(f"{quoted(command)} is neither a move like '{_example(position, human)}' "
-                    f"nor a command ({', '.join(COMMANDS)})")
+                    raise UnknownCommandError(message) from error
+                say(message)
                 continue
-            history.append(position)
-            position = after
-            say(f"you play {move}")
-            show = True
+            undo_points.append((position, len(played)))
+            position, marked = _advance(game, position, move, played, seen)
+            if position.is_over():
+                show()
+
+
+def _advance(game, position, move, played: list, seen: dict) -> tuple:
+    """Play ``move``: the position after it and the points it touched; ``played`` and
+    ``seen`` (the positions' counts) are updated."""
+    after = position.play(move)
+    played.append((position.side, move))
+    seen[str(after)] = seen.get(str(after), 0) + 1
+    return after, game.changed_points(position, after)
+
+
+def _positions_after(position, moves: list) -> list[str]:
+    """The positions (as text) that ``moves`` lead through from ``position``."""
+    out = []
+    for _, move in moves:
+        position = position.play(move)
+        out.append(str(position))
+    return out
+
+
+def _side_words(game, side) -> str:
+    """``the enemy (X)``: a side's name and the character of its pieces."""
+    glyph = _glyph(game, side)
+    return side.title if glyph == side.title else f"{side.title} ({glyph})"
+
+
+def _forms(move: str) -> str:
+    """The other spellings of a move that are accepted, for the prompt."""
+    if "-" in move:
+        source, target = move.split("-", 1)
+        return f" (or {source}{target})"
+    return ""
+
+
+def _prompter(inp: TextIO, out: TextIO, words):
+    """A function ``prompt -> line`` ('' at the end of the input). On a terminal it is
+    :func:`input` with readline's editing, history and Tab completion of ``words()``."""
+    if inp is sys.stdin and out is sys.stdout and _is_terminal(inp) and _is_terminal(out):
+        try:
+            import readline
+        except ImportError:  # not every Python has it (Windows)
+            readline = None
+        if readline is not None:
+            def complete(text: str, state: int):
+                options = [w for w in words() if w.startswith(text.lower())]
+                return options[state] if state < len(options) else None
+
+            readline.set_completer(complete)
+            readline.set_completer_delims(" ")
+            readline.parse_and_bind("tab: complete")
+
+        def read(prompt: str) -> str:
+            try:
+                return input(prompt) + "\n"
+            except EOFError:
+                return ""
+
+        return read
+
+    def read(prompt: str) -> str:
+        out.write(prompt)
+        out.flush()
+        return inp.readline()
+
+    return read
 
 
 def _is_terminal(stream: TextIO) -> bool:

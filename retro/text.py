@@ -133,6 +133,24 @@ BATCH_RESULT_ENDINGS = [f'","winner":"{"musketeers" if v & 1 else "enemy"}","pli
                         for v in range(256)]
 
 
+def size_text(nbytes: float) -> str:
+    """A file size for people: ``940 bytes``, ``11 kB``, ``1.9 MB``, ``250 MB``, ``1.2 GB``."""
+    if nbytes < 1000:
+        return f"{int(nbytes)} bytes"
+    for unit, scale in (("kB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12)):
+        value = nbytes / scale
+        if value < 1000 or unit == "TB":
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def rate_text(per_second: float, unit: str = "positions") -> str:
+    """A rate for people: ``11,780 positions/s`` below a million, ``16.6 M positions/s``."""
+    if per_second < 1e6:
+        return f"{per_second:,.0f} {unit}/s"
+    return f"{per_second / 1e6:,.1f} M {unit}/s"
+
+
 def link_text(position: Position) -> str:
     """The position with ``_`` between its groups, for URLs: ``M_XXXXO_XXXXX_...``."""
     return str(position).replace(" ", "_")
@@ -288,7 +306,7 @@ def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
 def analysis_text(report: dict) -> str:
     """The text report of ``retro analyze`` (see :func:`retro.analyze.analyze`)."""
     n = report["board_size"]
-    lines = [f"{report['path']}: {n}x{n}, layers 0..{report['max_guards']}, "
+    lines = [f"{report['path']}: {n}x{n}, layers 0..{report['max_enemy_men']}, "
              f"{report['positions']['entries']:,} table entries, "
              f"{report['positions']['distinct']:,} distinct positions"]
     names = {"musketeers_to_move": "musketeers to move", "enemy_to_move": "enemy to move"}

@@ -14,6 +14,23 @@ from retro.engine.build import build
 settings.register_profile("retro", deadline=None)
 settings.load_profile("retro")
 
+@pytest.fixture(scope="session", autouse=True)
+def no_user_databases(tmp_path_factory):
+    """The tests never read or write the user's own databases: the per-user data folder
+    is a fresh one, and $RETRO_DB_DIR is not set (tests that want it set it)."""
+    import os
+
+    saved = {name: os.environ.get(name) for name in ("XDG_DATA_HOME", "RETRO_DB_DIR")}
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("user-data"))
+    os.environ.pop("RETRO_DB_DIR", None)
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
 def db_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("databases")
@@ -31,7 +48,7 @@ def db4(db_dir):
 
 @pytest.fixture(scope="session")
 def db5_low(db_dir):
-    return build(5, db_dir / "5x5-low.h5", max_guards=4, progress=False).path
+    return build(5, db_dir / "5x5-low.h5", max_enemy_men=4, progress=False).path
 
 
 @pytest.fixture(scope="session")

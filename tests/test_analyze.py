@@ -430,7 +430,7 @@ def test_analyze_reports_reachability(db4):
 
 def test_endgame_database(db5_low):
     report = analyze(db5_low, progress=False, reach=False)
-    assert report["max_guards"] == 4
+    assert report["max_enemy_men"] == 4
     for key in ("musketeers_to_move", "enemy_to_move"):
         layers = report["sides"][key]["by_enemy_count"]
         assert len(layers) == 5
@@ -441,7 +441,7 @@ def test_endgame_database(db5_low):
 
 def test_endgame_database_reports_its_own_layers(games, tmp_path):
     top = 5
-    path = build(4, tmp_path / "4x4-low.h5", max_guards=top, progress=False).path
+    path = build(4, tmp_path / "4x4-low.h5", max_enemy_men=top, progress=False).path
     report = analyze(path, progress=False)
     expected = _expected_counts(games[4])
     for side, key in enumerate(("musketeers_to_move", "enemy_to_move")):

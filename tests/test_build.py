@@ -64,7 +64,7 @@ def test_kill_9_then_same_command_resumes(tmp_path):
     """A real SIGKILL in the middle of a 5×5 build, then the same command again."""
     out = tmp_path / "5x5.h5"
     command = [sys.executable, "-m", "retro.cli", "build", "--board", "5",
-               "--max-guards", "8", "--out", str(out), "--quiet"]
+               "--max-enemy-men", "8", "--out", str(out), "--quiet"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     checkpoint = out.with_name(out.name + ".partial") / "layer_05.h5"
     deadline = time.monotonic() + 240
@@ -78,17 +78,17 @@ def test_kill_9_then_same_command_resumes(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stderr
 
-    reference = build(5, tmp_path / "reference.h5", max_guards=8, progress=False)
+    reference = build(5, tmp_path / "reference.h5", max_enemy_men=8, progress=False)
     assert_same_values(out, reference.path)
 
 
 def test_extending_an_endgame_database(db4, tmp_path):
     out = tmp_path / "4x4.h5"
-    small = build(4, out, max_guards=5, progress=False)
-    assert small.max_guards == 5 and len(stored_layers(out)) == 6
+    small = build(4, out, max_enemy_men=5, progress=False)
+    assert small.max_enemy_men == 5 and len(stored_layers(out)) == 6
     messages = []
     full = build(4, out, progress=False, log=messages.append)
-    assert full.max_guards == 13
+    assert full.max_enemy_men == 13
     assert any("extending" in m for m in messages)
     assert_same_values(out, db4)
 
@@ -109,8 +109,8 @@ def test_thread_count_does_not_change_values(db4, tmp_path):
     "kwargs, words",
     [
         ({"game": 6}, "board size 6"),
-        ({"game": 4, "max_guards": 14}, "between 0 and 13"),
-        ({"game": 4, "max_guards": -1}, "between 0 and 13"),
+        ({"game": 4, "max_enemy_men": 14}, "between 0 and 13"),
+        ({"game": 4, "max_enemy_men": -1}, "between 0 and 13"),
         ({"game": 4, "threads": 0}, "--threads"),
     ],
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -23,7 +24,11 @@ def test_build_and_probe(tmp_path, capsys):
     out = tmp_path / "3x3.h5"
     code, stdout, _ = run(capsys, "build", "--board", "3", "--out", str(out), "--quiet")
     assert code == 0
-    assert "built" in stdout and "2,048 positions" in stdout and "MB" in stdout
+    assert f"built {out.resolve()}: 2,048 positions" in stdout
+    kilobytes = out.stat().st_size / 1000  # a small file in kB, not "0.0 MB"
+    assert f"{kilobytes:.1f} kB" in stdout and " M positions/s" not in stdout
+    assert re.search(r"\(\d[\d,]* positions/s\)", stdout)
+    assert f"--db {out.resolve()}" in stdout  # not in the folders searched: how to name it
     start = str(Position.start(3))
     code, stdout, _ = run(capsys, "probe", "--db", str(out), "--json", start)
     assert code == 0
@@ -51,7 +56,7 @@ def test_build_and_probe(tmp_path, capsys):
         (["probe", "--db", "{db3}", "Z XXO XOX OXX"], "unknown side"),
         (["probe", "--db", "{db3}", "M XXXO XXXX XXOX OXXX"], "4x4 board"),
         (["probe", "--db", "{tmp}/junk.h5", "M XXO XOX OXX"], "not an HDF5 file"),
-        (["build", "--board", "3", "--max-guards", "7", "--out", "{tmp}/x.h5"], "between 0 and 6"),
+        (["build", "--board", "3", "--max-enemy-men", "7", "--out", "{tmp}/x.h5"], "between 0 and 6"),
         (["build", "--board", "3", "--threads", "99", "--out", "{tmp}/x.h5"], "--threads"),
         (["build", "--board", "3", "--out", "{tmp}/junk.h5"], "not a retro database"),
     ],
@@ -83,7 +88,7 @@ def test_help_explains_each_command():
         assert "usage: retro" in result.stdout
     build_help = subprocess.run([sys.executable, "-m", "retro.cli", "build", "--help"],
                                 capture_output=True, text=True).stdout
-    for option in ("--board", "--out", "--max-guards", "--threads", "resume"):
+    for option in ("--board", "--out", "--max-enemy-men", "--threads", "resume"):
         assert option in build_help
 
 
@@ -130,8 +135,11 @@ def test_play_a_game_to_the_end(db4, monkeypatch, side):
     monkeypatch.undo()
     transcript = screen.getvalue()
     assert code == 0
-    assert "game over" in transcript.splitlines()[-1]
-    assert player.moves and "computer (" in transcript
+    final = Position.parse([line for line in transcript.splitlines()
+                            if line.startswith("position: ")][-1].removeprefix("position: "))
+    verdict = "You win: " if final.winner() is Side(side) else "You lose: "
+    assert transcript.splitlines()[-2].startswith(verdict)
+    assert player.moves and "The computer plays " in transcript
     replay = subprocess.run([sys.executable, "-m", "retro.cli", "play", "--db", str(db4),
                              "--as", side, "--seed", "7"],
                             input="".join(f"{m}\n" for m in player.moves),

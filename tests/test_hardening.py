@@ -87,7 +87,7 @@ def test_a_second_build_of_one_output_is_refused_and_the_first_one_verifies(
     finally:
         release.set()
         thread.join(120)
-    assert first["summary"].max_guards == 13
+    assert first["summary"].max_enemy_men == 13
     assert verify(out, progress=False).ok
     assert_same_values(out, db4)
     assert not (tmp_path / "race.h5.lock").exists()
@@ -436,15 +436,15 @@ def test_the_resume_hint_is_the_command_that_resumes(tmp_path, interrupt_at, cap
     out = tmp_path / "x.h5"
     interrupt_at(5)
     with pytest.raises(KeyboardInterrupt):
-        build(4, out, max_guards=8, progress=False)
+        build(4, out, max_enemy_men=8, progress=False)
     interrupt_at(None)
     assert main(["probe", "--db", str(out), START4]) == 2
     err = capsys.readouterr().err
     command = err.split("to resume it, run: ")[1].strip()
-    assert command == f"retro build --board 4 --max-guards 8 --out {out}"
+    assert command == f"retro build --board 4 --max-enemy-men 8 --out {out}"
     assert main(command.split()[1:] + ["--quiet"]) == 0
     with open_database(out) as db:
-        assert db.max_guards == 8
+        assert db.max_enemy_men == 8
 
 
 # --- 9. standard streams ------------------------------------------------------------

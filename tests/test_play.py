@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 from test_probe import children, position, random_positions, value
 
-from retro import BoardMismatchError, IllegalMoveError, Position, Side, open_database
+from retro import BoardMismatchError, IllegalMoveError, Move, Position, Side, open_database
 from retro.play import (
     UnknownCommandError,
     board_text,
@@ -161,15 +161,19 @@ def test_scripted_short_game_with_every_command(db4):
     assert any("illegal move b1-c1" in line for line in lines)
     assert any("not on the 4x4 board" in line for line in lines)
     assert any("nothing to undo" in line for line in lines)
-    assert "you play a1-b1" in out
-    assert lines[-1] == "game over: the musketeers have won (you win)"
+    # One board for the end, the move's two squares in brackets; the result in the
+    # player's words (b1's enemy man was the last: the enemy cannot move), the score.
+    assert lines[-8:-3] == ["    a b c d", " 1 [. O]. .", " 2  . O . .", " 3  . . . .", " 4  . . . O"]
+    assert lines[-3] == "position: E .O.. .O.. .... ...O"
+    assert lines[-2] == "You win: the enemy has no man that can move."
+    assert lines[-1] == "moves: 1. a1-b1"
     assert "Traceback" not in out
 
 
 def test_end_of_input_and_quit_end_the_game_cleanly(db4):
     code, out = run(db4, "", human=Side.ENEMY)
     assert code == 0 and out.rstrip().endswith("end of input: game abandoned")
-    assert "computer (musketeers) plays" in out  # the musketeers move first
+    assert "The computer plays" in out  # the musketeers move first
     code, out = run(db4, "quit\n", human=Side.MUSKETEERS)
     assert code == 0 and out.rstrip().endswith("game abandoned")
 
@@ -226,14 +230,20 @@ def test_whole_game_through_piped_input(db4):
         code = play_game(db, human="enemy", seed=1, input_stream=Opponent(out, 4), output_stream=out)
     text = out.getvalue()
     assert code == 0
-    assert text.rstrip().endswith("game over: the musketeers have won (the computer wins)")
+    lines = text.rstrip().splitlines()
+    assert lines[-2].startswith("You lose: ") and lines[-1].startswith("moves: 1. ")
     assert "undone" in text and "hint: " in text and "eval: " in text and "illegal move a1-a1" in text
-    final = Position.parse([ln for ln in text.splitlines() if ln.startswith("position: ")][-1][10:])
+    final = Position.parse([ln for ln in lines if ln.startswith("position: ")][-1][10:])
     assert final.winner() is Side.MUSKETEERS
-    # Every computer move kept the win, getting one ply closer each time.
-    positions = [Position.parse(ln[10:]) for ln in text.splitlines() if ln.startswith("position: ")]
-    for before, after in zip(positions, positions[1:]):
-        if before.side is Side.MUSKETEERS and after.side is Side.ENEMY:
-            v_before = value(MUSKETEERS, before.musketeers, before.enemies, 4)
+    # The score replays from the start to the final position, and every computer move
+    # in it kept the win, getting one ply closer each time.
+    moves = [word for word in lines[-1].removeprefix("moves: ").split() if not word.endswith(".")]
+    position = start
+    for move in moves:
+        after = position.play(Move.parse(move))
+        if position.side is Side.MUSKETEERS:
+            v_before = value(MUSKETEERS, position.musketeers, position.enemies, 4)
             v_after = value(ENEMY, after.musketeers, after.enemies, 4)
             assert v_after & 1 and v_after >> 1 == (v_before >> 1) - 1
+        position = after
+    assert position == final

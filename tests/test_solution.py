@@ -78,7 +78,7 @@ def test_every_4x4_position(db4):
 
 def test_every_5x5_table_entry_up_to_four_men(db5_low):
     with open_database(db5_low) as db:
-        assert db.max_guards == 4
+        assert db.max_enemy_men == 4
     values = _assert_agree(db5_low, 5, *_every_table_entry(5, 4), max_men=4)
     assert len(values) == 2 * 319 * (1 + 22 + 231 + 1540 + 7315)
 

@@ -113,7 +113,7 @@ def test_the_terminal_game_plays_to_the_end(db_ttt):
         assert play_game(db, "O", seed=3, input_stream=io.StringIO("b2\nhint\nundo\nquit\n"),
                          output_stream=out) == 0
         text = out.getvalue()
-        assert "You play O; the computer plays X" in text and "computer (X) plays" in text
+        assert "You play O; the computer plays X" in text and "The computer plays " in text
         # The perfect player never loses: against any replies the game ends X win or draw.
         rng = np.random.default_rng(0)
         for _ in range(20):

@@ -78,7 +78,7 @@ def test_sound_databases_pass(fixture, n, top, request):
     free = n * n - 3
     assert report.positions_checked == PLACEMENTS[n] * sum(comb(free, k) for k in range(top + 1))
     assert report.musketeer_positions_resolved == report.positions_checked
-    assert report.size == n and report.max_guards == top
+    assert report.size == n and report.max_enemy_men == top
     names = {c.name for c in report.checks}
     assert {"rules", "placements", "storage order", "Fletcher32 checksums",
             "SHA-256 digests", "terminal rules", "local consistency"} <= names

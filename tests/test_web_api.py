@@ -65,7 +65,7 @@ def sample(dbs, count: int = 12, seed: int = 1) -> list[Position]:
                     break
                 position = position.play(rng.choice(moves))
     while sum(p.size == 5 for p in out) < count:
-        squares = rng.sample(range(25), 3 + rng.randint(0, dbs[5].max_guards))
+        squares = rng.sample(range(25), 3 + rng.randint(0, dbs[5].max_enemy_men))
         musketeers = sum(1 << s for s in squares[:3])
         enemies = sum(1 << s for s in squares[3:])
         out.append(Position(rng.choice([Side.MUSKETEERS, Side.ENEMY]), musketeers, enemies, 5))
@@ -236,7 +236,7 @@ def test_info_health_docs_and_page(web_client, dbs, db3, db4, db5_low, db_ttt, d
     assert [s["name"] for s in six["sides"]] == ["white", "black"]
     for board in data["boards"][:3]:
         db = dbs[board["size"]]
-        assert board["max_enemy_men"] == db.max_guards
+        assert board["max_enemy_men"] == db.max_enemy_men
         assert board["format_version"] == db.metadata["format_version"]
         assert board["built"] == db.metadata["created"]
         assert re.fullmatch(r"[0-9a-f]{64}", board["digest"])
@@ -463,7 +463,8 @@ def test_serve_without_a_database_exits_2(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli(["serve"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and err.startswith("retro: error: no database found in db/")
+    assert err.count("\n") == 0 and err.startswith("retro: error: no database found (looked in ")
+    assert "--db" in err and "RETRO_DB_DIR" in err
     assert "retro build" in err
     assert cli(["serve", "--db", str(tmp_path / "missing.h5")]) == 2
     assert "retro build" in capsys.readouterr().err

@@ -432,7 +432,7 @@ def _tables(db: DatabaseFile, progress: bool) -> dict:
         # would give wrong statistics or read out of bounds.
         failed = "; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok)
         raise NotADatabaseError(f"{db.path} does not have retro's layout: {failed}")
-    count, top = geo.placement_count, db.max_guards
+    count, top = geo.placement_count, db.max_enemy_men
     entries = np.zeros((2, top + 1, 256), dtype=np.int64)
     distinct = np.zeros((2, top + 1, 256), dtype=np.int64)
     mismatched = 0
@@ -478,7 +478,7 @@ def _tables(db: DatabaseFile, progress: bool) -> dict:
         reader.shutdown(wait=True, cancel_futures=True)
         if bar is not None:
             bar.close()
-    return {"size": db.size, "max_guards": top, "entries": entries, "distinct": distinct,
+    return {"size": db.size, "max_enemy_men": top, "entries": entries, "distinct": distinct,
             "mismatched": mismatched, "longest": longest, "geometry": geo}
 
 
@@ -522,7 +522,7 @@ def _plies(entries: np.ndarray, distinct: np.ndarray) -> dict:
 
 def _report(tables: dict, reach: Reachability | None) -> dict:
     entries, distinct = tables["entries"], tables["distinct"]
-    top = tables["max_guards"]
+    top = tables["max_enemy_men"]
     sides = {}
     all_distinct = distinct.sum(axis=2)  # [side, k]: both sides hold the same count
     for side in (0, 1):
@@ -565,7 +565,7 @@ def _report(tables: dict, reach: Reachability | None) -> dict:
         sides[SIDE_KEYS[side]] = body
     report = {
         "board_size": tables["size"],
-        "max_guards": top,
+        "max_enemy_men": top,
         "positions": {
             "entries": int(entries.sum()),
             "distinct": int(distinct.sum()),
@@ -649,6 +649,11 @@ def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
                 ks.append(layer["enemy_men"])
                 shares.append(won["musketeers"] / total)
         axes.plot(ks, shares, marker="o", label=labels[key])
+        full = isinstance(n, int) and ks and ks[-1] == n * n - 3
+        if key == SIDE_KEYS[1] and full:  # why the line jumps at its end
+            axes.annotate("full board: the enemy cannot move,\nso the musketeers win (rule 4)",
+                          xy=(ks[-1], shares[-1]), xytext=(0.55, 0.5), textcoords="axes fraction",
+                          arrowprops={"arrowstyle": "->", "alpha": 0.6}, fontsize=8)
     axes.set_xlabel("enemy men")
     axes.set_ylabel("share won by the musketeers")
     axes.set_ylim(0, 1)

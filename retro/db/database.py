@@ -38,6 +38,7 @@ from ..errors import (  # BatchPositionError and GameOverError re-exported
 )
 from ..games.protocol import Game
 from ..values import Outcome, draw_value, preference_keys
+from . import locations
 from .format import (
     DatabaseFile,
     build_command,  # re-exported
@@ -345,6 +346,12 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
             raise IncompleteDatabaseError(
                 f"the build of {target} did not finish ({tiers} {what} checkpointed in "
                 f"{partial}); to resume it, run: {command}"
+            ) from error
+        if path is None:  # the default file: say where it was looked for
+            raise DatabaseNotFoundError(
+                f"no {(game or games.get()).full_name} database found (looked in "
+                f"{locations.searched()}); build it with: {build_command(target, game)}, or name "
+                f"its file with --db PATH or its folder with ${locations.ENVIRONMENT}"
             ) from error
         raise DatabaseNotFoundError(
             f"no database at {target}; build it with: {build_command(target, game)}"

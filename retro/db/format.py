@@ -47,6 +47,7 @@ from ..errors import (  # re-exported: their historic home
 )
 from ..games.protocol import Game
 from ..values import ENCODING, GENERIC_ENCODING
+from . import locations
 from .hdf5io import (
     HDF5_ERRORS,
     _first_line,
@@ -63,7 +64,6 @@ FORMAT = "retro"
 FORMAT_VERSION = 2
 LEGACY_FORMAT = "retro-three-musketeers"  # retro 0.2: Three Musketeers only
 LEGACY_VERSION = 1
-DEFAULT_DIRECTORY = Path("db")
 
 
 def dataset_path(game: Game, tier) -> str:
@@ -72,9 +72,15 @@ def dataset_path(game: Game, tier) -> str:
 
 
 def default_path(game: Game | int | None = None) -> Path:
-    """``db/<game>[-<variant>].h5``, relative to the working directory (an int: the
-    Three Musketeers board of that size, as in retro 0.2)."""
-    return DEFAULT_DIRECTORY / f"{_game(game).file_stem}.h5"
+    """The default file of ``game`` (an int: the Three Musketeers board of that size):
+    ``<game>[-<variant>].h5`` where :mod:`retro.db.locations` finds it, else where a
+    build would write it."""
+    return locations.default(f"{_game(game).file_stem}.h5")
+
+
+def build_path(game: Game | int | None = None) -> Path:
+    """Where ``retro build`` writes ``game``'s file without ``--out``."""
+    return locations.build_target(f"{_game(game).file_stem}.h5")
 
 
 def _game(game: Game | int | None) -> Game:
@@ -108,7 +114,7 @@ def read_manifest(out: Path) -> dict | None:
 
 
 def build_command(path: str | os.PathLike, game: Game | int | None = None,
-                  max_guards: int | None = None) -> str:
+                  max_enemy_men: int | None = None) -> str:
     """The ``retro build`` command that writes the database ``path`` of ``game``.
 
     Without ``game``, a file name that names a Three Musketeers board (``...-4x4.h5``)
@@ -125,9 +131,9 @@ def build_command(path: str | os.PathLike, game: Game | int | None = None,
         command = f"retro build --game {game.name}"
         if game.variant and game.variant != type(game).variants[0]:
             command += f" --variant {game.variant}"
-    if max_guards is not None:
-        command += f" --max-guards {max_guards}"
-    if game is None or path != default_path(game):
+    if max_enemy_men is not None:
+        command += f" --max-enemy-men {max_enemy_men}"
+    if game is None or Path(os.path.abspath(path)) != Path(os.path.abspath(build_path(game))):
         command += f" --out {shlex.quote(str(path))}"
     return command
 
@@ -149,7 +155,7 @@ def _named_by(name: str) -> Game | None:
 
 def resume_command(out: str | os.PathLike, game: Game | int | None = None) -> str:
     """The command that resumes an interrupted build of ``out``, with the options the
-    checkpoints recorded (game, variant, ``--max-guards``)."""
+    checkpoints recorded (game, variant, ``--max-enemy-men``)."""
     manifest = read_manifest(Path(out)) or {}
     recorded = None
     try:
@@ -159,9 +165,9 @@ def resume_command(out: str | os.PathLike, game: Game | int | None = None) -> st
             recorded = _game(manifest["board_size"])
     except games.UnknownGameError:
         recorded = None
-    max_guards = manifest.get("max_guards")
+    max_enemy_men = manifest.get("max_enemy_men", manifest.get("max_guards"))
     return build_command(out, recorded or (_game(game) if game is not None else None),
-                         max_guards if isinstance(max_guards, int) else None)
+                         max_enemy_men if isinstance(max_enemy_men, int) else None)
 
 
 # --- headers -----------------------------------------------------------------------
@@ -199,8 +205,8 @@ class DatabaseFile:
     range-checked before it is used, so a damaged header fails here, at once.
 
     ``game`` is the file's game (variant included), ``tiers`` the tiers it holds in
-    solving order. For Three Musketeers, ``size``, ``max_guards`` and ``indexer``
-    describe the board and the layers held (0..max_guards).
+    solving order. For Three Musketeers, ``size``, ``max_enemy_men`` and ``indexer``
+    describe the board and the layers held (0..max_enemy_men).
     """
 
     def __init__(self, path: str | os.PathLike, *, cache_bytes: int = 64 << 20) -> None:
@@ -268,7 +274,7 @@ class DatabaseFile:
                 raise damaged(self.path, f"{key} {_plain(recorded)} where its tiers say {value}")
 
     def _read_legacy_header(self, attrs) -> None:
-        """A Three Musketeers file of retro 0.2: board_size, layers, max_guards."""
+        """A Three Musketeers file of retro 0.2: board_size, layers, max_enemy_men."""
         size = int(attrs["board_size"])
         try:
             self.game = games.get(games.DEFAULT_GAME, f"{size}x{size}")
@@ -283,7 +289,7 @@ class DatabaseFile:
         if bool(attrs["complete"]):
             top = int(attrs["max_guards"])
             if not 0 <= top < len(every):
-                raise damaged(self.path, f"max_guards {top} on a {size}x{size} board")
+                raise damaged(self.path, f"max_enemy_men {top} on a {size}x{size} board")
             layers = top + 1
         self.tiers = every[:layers]
 
@@ -318,9 +324,11 @@ class DatabaseFile:
         return self.game.size
 
     @property
-    def max_guards(self) -> int:
-        """The most enemy men in a position held (Three Musketeers: layers 0..max_guards)."""
+    def max_enemy_men(self) -> int:
+        """The most enemy men in a position held (Three Musketeers: layers 0..max_enemy_men)."""
         return len(self.tiers) - 1
+
+    max_guards = max_enemy_men  # the name of retro 0.2
 
     @property
     def layers(self) -> int:
@@ -376,7 +384,7 @@ class DatabaseFile:
         except HDF5_ERRORS as error:
             raise damaged(self.path, _first_line(error)) from error
         if self.game.name == games.DEFAULT_GAME:
-            text = f"{LEGACY_FORMAT} {LEGACY_VERSION} {self.size}x{self.size} layers 0..{self.max_guards}\n"
+            text = f"{LEGACY_FORMAT} {LEGACY_VERSION} {self.size}x{self.size} layers 0..{self.max_enemy_men}\n"
         else:
             names = " ".join(self.game.tier_name(t) for t in self.tiers)
             text = f"{FORMAT} {FORMAT_VERSION} {self.game.full_name} tiers {names}\n"
@@ -405,6 +413,6 @@ __all__ = [
     "BoardMismatchError", "ChecksumError", "DamagedDatabaseError", "DatabaseAccessError",
     "DatabaseClosedError", "DatabaseError", "DatabaseFile", "DatabaseNotFoundError",
     "FORMAT", "FORMAT_VERSION", "IncompleteDatabaseError", "LEGACY_FORMAT", "NotADatabaseError",
-    "PositionNotInDatabaseError", "build_command", "dataset_path", "default_path",
+    "PositionNotInDatabaseError", "build_command", "build_path", "dataset_path", "default_path",
     "partial_path", "read_manifest", "resume_command", "write_header",
 ]

@@ -77,12 +77,13 @@ class MusketeersDatabase(Database):
                  cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         super().__init__(file)
         self.size = self._file.size
-        self.max_guards = self._file.max_guards
+        self.max_enemy_men = self._file.max_enemy_men
+        self.max_guards = self.max_enemy_men  # the name of retro 0.2
         self._board = rules.board(self.size)
-        self._tables = probe_tables(self.size, self.max_guards)
+        self._tables = probe_tables(self.size, self.max_enemy_men)
         self._memory_arguments = memory_arguments(self._tables)
         self._board_arguments = board_arguments(self._board)
-        self._datasets = [self._file.dataset(k) for k in range(self.max_guards + 1)]
+        self._datasets = [self._file.dataset(k) for k in range(self.max_enemy_men + 1)]
         self._geometry = chunk_geometry(self._datasets, self._tables.offsets)
         self._cache_chunks = max(1, cache_bytes // (1 << 16))
         # chunk number -> its padded values as bytes: indexing bytes gives plain ints fast
@@ -204,7 +205,7 @@ class MusketeersDatabase(Database):
     def _values(self, side: np.ndarray, musketeers: np.ndarray, enemies: np.ndarray) -> np.ndarray:
         """Encoded values of int64 arrays; raises for the first invalid entry."""
         self._check_open()
-        bad = first_invalid(side, musketeers, enemies, self._tables, self.max_guards)
+        bad = first_invalid(side, musketeers, enemies, self._tables, self.max_enemy_men)
         if bad >= 0:
             self._raise_for(bad, side, musketeers, enemies)
         return self._values_unchecked(side, musketeers, enemies)
@@ -284,7 +285,7 @@ class MusketeersDatabase(Database):
         )
 
     def _raise_for(self, i: int, side, musketeers, enemies) -> None:
-        code = status(side[i], musketeers[i], enemies[i], self._tables.full, self.max_guards)
+        code = status(side[i], musketeers[i], enemies[i], self._tables.full, self.max_enemy_men)
         where = f"position {i} (side={side[i]}, musketeers={musketeers[i]:#x}, enemies={enemies[i]:#x})"
         if code == BAD_SIDE:
             raise BatchPositionError(f"{where}: side must be 0 (musketeers) or 1 (enemy)")
@@ -293,7 +294,7 @@ class MusketeersDatabase(Database):
                                      "3 musketeers and enemy men on other squares")
         raise PositionNotInDatabaseError(
             f"{where} has {int(enemies[i]).bit_count()} enemy men; {self.path} holds positions "
-            f"with 0..{self.max_guards} (built with --max-guards {self.max_guards})"
+            f"with 0..{self.max_enemy_men} (built with --max-enemy-men {self.max_enemy_men})"
         )
 
     # --- internals -----------------------------------------------------------
@@ -313,10 +314,10 @@ class MusketeersDatabase(Database):
                 f"the position is on a {position.size}x{position.size} board but "
                 f"{self.path} holds the {self.size}x{self.size} database"
             )
-        if check_layer and position.enemy_count > self.max_guards:
+        if check_layer and position.enemy_count > self.max_enemy_men:
             raise PositionNotInDatabaseError(
                 f"the position has {position.enemy_count} enemy men; {self.path} holds "
-                f"positions with 0..{self.max_guards} (built with --max-guards {self.max_guards})"
+                f"positions with 0..{self.max_enemy_men} (built with --max-enemy-men {self.max_enemy_men})"
             )
         return position
 

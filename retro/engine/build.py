@@ -59,8 +59,8 @@ from ..db.format import (
     DatabaseError,
     DatabaseFile,
     IncompleteDatabaseError,
+    build_path,
     dataset_path,
-    default_path,
     manifest_path,
     partial_path,
     write_header,
@@ -104,9 +104,11 @@ class BuildSummary:
         return self.game.size
 
     @property
-    def max_guards(self) -> int:
+    def max_enemy_men(self) -> int:
         """Three Musketeers: the most enemy men in a position held (the last layer)."""
         return self.tiers[-1]
+
+    max_guards = max_enemy_men  # the name of retro 0.2
 
     @property
     def resumed_from_layer(self):
@@ -140,10 +142,11 @@ def resolve_game(game: Game | str | int | None = None, variant: str | None = Non
 def build(
     game: Game | str | int | None = None,
     out: str | os.PathLike | None = None,
-    max_guards: int | None = None,
+    max_enemy_men: int | None = None,
     threads: int | None = None,
     *,
     variant: str | None = None,
+    max_guards: int | None = None,
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
@@ -151,8 +154,9 @@ def build(
     """Build (or resume, or extend) the database of a game.
 
     ``game`` is a game, a game's name (with ``variant``) or a Three Musketeers board
-    size (the default: 5). ``max_guards`` limits a Three Musketeers build to layers
-    0..max_guards (an endgame database); ``threads`` sets the number of numba threads;
+    size (the default: 5); ``out`` the file to write (default: the game's file in the
+    first folder :mod:`retro.db.locations` searches). ``max_enemy_men`` limits a Three Musketeers build to layers
+    0..max_enemy_men (an endgame database); ``threads`` sets the number of numba threads;
     ``force`` rebuilds even when a complete database is already at ``out``. Raises
     :class:`BuildError` (one line, saying what to do) for bad arguments, an unusable
     output, another build of the same output (:class:`BuildLockedError`), or a disk
@@ -161,13 +165,15 @@ def build(
     """
     started = time.perf_counter()
     say = log or (lambda message: None)
+    if max_guards is not None:  # retro 0.2's name for it
+        max_enemy_men = max_guards if max_enemy_men is None else max_enemy_men
     game = resolve_game(game, variant)
-    tiers = _tiers(game, max_guards)
+    tiers = _tiers(game, max_enemy_men)
     _set_threads(threads)
-    out = Path(out) if out is not None else default_path(game)
+    out = Path(out) if out is not None else build_path(game)
     if out.is_dir():
         raise BuildError(f"{out} is a directory; give a file name with --out")
-    job = _Job(game, tiers, out, max_guards)
+    job = _Job(game, tiers, out, max_enemy_men)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -182,15 +188,15 @@ def build(
             raise BuildError(job.write_failure(error, done)) from error
 
 
-def _tiers(game: Game, max_guards: int | None) -> tuple:
+def _tiers(game: Game, max_enemy_men: int | None) -> tuple:
     if game.name != games.DEFAULT_GAME:
-        if max_guards is not None:
-            raise BuildError(f"--max-guards applies to three-musketeers only, not {game.name}")
+        if max_enemy_men is not None:
+            raise BuildError(f"--max-enemy-men applies to three-musketeers only, not {game.name}")
         return tuple(game.tiers())
     free = len(game.tiers()) - 1
-    if max_guards is not None and not 0 <= int(max_guards) <= free:
-        raise BuildError(f"--max-guards must be between 0 and {free} on a {game.variant} board")
-    return tuple(game.tiers(None if max_guards is None else int(max_guards)))
+    if max_enemy_men is not None and not 0 <= int(max_enemy_men) <= free:
+        raise BuildError(f"--max-enemy-men must be between 0 and {free} on a {game.variant} board")
+    return tuple(game.tiers(None if max_enemy_men is None else int(max_enemy_men)))
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,7 @@ class _Job:
     game: Game
     tiers: tuple
     out: Path
-    max_guards: int | None
+    max_enemy_men: int | None
 
     def stored_bytes(self, tier) -> int:
         return int(np.prod(self.game.stored_shape(tier))) * np.dtype(self.game.value_dtype).itemsize
@@ -450,7 +456,7 @@ class _Checkpoints:
             directory.mkdir(parents=True)
         for stale in directory.glob("*.tmp"):  # a write cut off by a kill
             stale.unlink(missing_ok=True)
-        options = {} if job.max_guards is None else {"max_guards": job.max_guards}
+        options = {} if job.max_enemy_men is None else {"max_enemy_men": job.max_enemy_men}
         write_atomically(json.dumps({**stamp, **options}).encode(), manifest)
         self.completed = 0
         for tier in job.tiers:

@@ -32,9 +32,9 @@ class UnknownGameError(ValueError):
     """A game name (or variant) that retro does not know."""
 
 
-@lru_cache(maxsize=None)
 def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
-    """The game ``name`` in ``variant`` (its first variant by default); one object each."""
+    """The game ``name`` in ``variant`` (its first variant by default); one object each,
+    however it is asked for (so games compare by identity)."""
     cls = GAMES.get(name)
     if cls is None:
         raise UnknownGameError(f"unknown game {quoted(name)}; the games are: {', '.join(GAMES)}")
@@ -43,6 +43,11 @@ def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
     if variant not in cls.variants:
         raise UnknownGameError(f"{name} has no variant {quoted(variant)}; its variants are: "
                                f"{', '.join(cls.variants)}")
+    return _instance(cls, variant)
+
+
+@lru_cache(maxsize=None)
+def _instance(cls: type[Game], variant: str) -> Game:
     return cls(variant)
 
 

@@ -69,7 +69,7 @@ and add header attributes and tables (``header``).
 Presentation
 ------------
 ``geometry()`` describes the board to a page that knows no rules (squares of a grid,
-or points and lines; the notation's groups of points), ``pieces(position)`` what
+or points and lines; the notation's groups of points), ``cells(position)`` what
 stands on each point, ``marked_lines(position)`` the lines to draw over it (a line
 that finished the game, the morris mills), and ``board_text(position)`` draws the
 board for the terminal.
@@ -79,7 +79,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, Hashable, Sequence
+from typing import Any, ClassVar, Collection, Hashable, Sequence
 
 import numpy as np
 
@@ -156,12 +156,26 @@ class Expansion:
 OPEN = -1  # Expansion.finished: the game goes on
 
 
-def grid_text(rows: list[str], files: str = "abcde") -> str:
+def slots(cells: Sequence[str], marked: Sequence[bool]) -> str:
+    """Cells in two-character slots (`` X``), marked ones in brackets (``[X]``, ``[X .]``
+    for neighbours: a closing bracket takes the next cell's leading space)."""
+    out = []
+    for i, (cell, mark) in enumerate(zip(cells, marked)):
+        before = bool(i) and marked[i - 1]
+        out.append(("[" if mark and not before else "]" if before and not mark else " ") + cell)
+    if len(marked) and marked[-1]:
+        out.append("]")
+    return "".join(out).rstrip()
+
+
+def grid_text(rows: list[str], files: str = "abcde", marked: Collection[str] = ()) -> str:
     """A grid board for the terminal: a header of column letters, then one numbered line
-    per row (``rows``: each row's cells, from row 1)."""
+    per row (``rows``: each row's cells, from row 1); the squares named in ``marked``
+    (``"e1"``, ...) in brackets."""
     lines = ["    " + " ".join(files[:len(rows[0])])]
     for number, row in enumerate(rows, start=1):
-        lines.append(f"{number:>2}  " + " ".join(row))
+        lines.append(f"{number:>2} " + slots(row, [f"{files[c]}{number}" in marked
+                                                   for c in range(len(row))]))
     return "\n".join(lines)
 
 
@@ -295,7 +309,9 @@ class Game:
     def geometry(self) -> dict:
         raise NotImplementedError
 
-    def pieces(self, position) -> str:
+    def cells(self, position) -> str:
+        """What stands on each point, one notation character per point, in the order of
+        ``geometry()["points"]``."""
         raise NotImplementedError
 
     def marked_lines(self, position) -> list[dict]:
@@ -304,5 +320,12 @@ class Game:
         a line) or, in morris, each mill standing. None by default."""
         return []
 
-    def board_text(self, position) -> str:
+    def board_text(self, position, marked: Collection[str] = ()) -> str:
+        """The board for the terminal, with coordinates; the points named in ``marked``
+        (the last move's, say) in brackets."""
         raise NotImplementedError
+
+    def changed_points(self, before, after) -> list[str]:
+        """The points whose content differs between two positions: those a move touched."""
+        names = [point["name"] for point in self.geometry()["points"]]
+        return [name for name, a, b in zip(names, self.cells(before), self.cells(after)) if a != b]

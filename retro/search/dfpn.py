@@ -688,6 +688,7 @@ class DfpnStats(SearchStats):
     table_capacity: int | None = None
     proof_size: int | None = None  # distinct positions of the who-wins proof tree
     proof_depth: int | None = None  # its longest line, in plies
+    proof_seconds: float | None = None  # walking the proof tree (after ``seconds``)
 
     def as_dict(self) -> dict:
         out = super().as_dict()
@@ -695,7 +696,8 @@ class DfpnStats(SearchStats):
         out.update(children=self.children, table_stores=self.table_stores,
                    table_replacements=self.table_replacements,
                    table_entries=self.table_entries, table_capacity=self.table_capacity,
-                   proof_size=self.proof_size, proof_depth=self.proof_depth)
+                   proof_size=self.proof_size, proof_depth=self.proof_depth,
+                   proof_seconds=self.proof_seconds)
         return out
 
 
@@ -952,7 +954,9 @@ def solve(position: Position | str, *, exact: bool = False, line: bool = True,
         table_replacements=after.table_replacements - before.table_replacements,
         table_entries=solver.table_entries(), table_capacity=solver.table_capacity)
     if proof:
+        started = time.perf_counter()
         found = solver.proof(state)
+        stats.proof_seconds = time.perf_counter() - started
         if found is not None:
             stats.proof_size, stats.proof_depth = found
     as_moves = [games.musketeers_move(m, position.size) for m in moves]

@@ -440,7 +440,7 @@ class VerifyReport:
 
     path: Path
     size: int
-    max_guards: int
+    max_enemy_men: int
     ok: bool
     positions_checked: int  # stored enemy-to-move values compared with their children
     musketeer_positions_resolved: int  # musketeers-to-move values derived on the way
@@ -504,9 +504,9 @@ def metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]
     ok = equal("stored_side", STORED_SIDE)
     check("stored side", ok, either(ok, "enemy to move", f"not {STORED_SIDE!r}"))
     layers = attrs.get("layers")
-    count_ok = 0 <= db.max_guards <= geo.free
-    check("layer count", count_ok and equal("layers", db.max_guards + 1),
-          f"max_guards {db.max_guards}, layers {layers} (0..{geo.free} possible)")
+    count_ok = 0 <= db.max_enemy_men <= geo.free
+    check("layer count", count_ok and equal("layers", db.max_enemy_men + 1),
+          f"max_enemy_men {db.max_enemy_men}, layers {layers} (0..{geo.free} possible)")
     tables = {}
     for name in ("placements", "storage_order"):
         table = db.file.get(name)
@@ -529,7 +529,7 @@ def metadata_checks(db: DatabaseFile, geo: Geometry) -> tuple[list[Check], bool]
         order_ok, "matches the storage order retro reads with",
         "differs from the storage order retro reads with"))
     shapes, filters, labels = [], [], []
-    for k in range(db.max_guards + 1):
+    for k in range(db.max_enemy_men + 1):
         dataset = db.dataset(k)
         if not isinstance(dataset, h5py.Dataset):
             shapes.append(k)
@@ -564,7 +564,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     geo = geometry(db.size)
     ix = indexer(db.size)
     checks, readable = metadata_checks(db, geo)
-    top = db.max_guards
+    top = db.max_enemy_men
     count = geo.placement_count
     total = sum(count * comb(geo.free, k) for k in range(top + 1))
     reports: list[tuple] = []
@@ -681,7 +681,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     return VerifyReport(
         path=db.path,
         size=db.size,
-        max_guards=top,
+        max_enemy_men=top,
         ok=all(c.ok for c in checks) and disagreements == 0,
         positions_checked=checked,
         musketeer_positions_resolved=resolved,

@@ -39,7 +39,8 @@ from pathlib import Path
 import uvicorn
 
 from .. import games
-from ..db.format import DatabaseFile, default_path
+from ..db import locations
+from ..db.format import DatabaseFile
 from ..errors import DatabaseError, DatabaseNotFoundError
 from . import http
 from .limits import Limits
@@ -56,12 +57,14 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     """The databases to serve: those given, else the default file of each game found."""
     if dbs:
         return [Path(db) for db in dbs]
-    found = [default_path(game) for game in games.every_game() if default_path(game).is_file()]
+    found = [path for path in (locations.find(f"{game.file_stem}.h5") for game in games.every_game())
+             if path is not None]
     if not found:
         raise DatabaseNotFoundError(
-            f"no database found in {default_path().parent}/; build one with: retro build "
+            f"no database found (looked in {locations.searched()}); build one with: retro build "
             "(Three Musketeers 5x5, under a minute) or retro build --game tic-tac-toe "
-            "('retro games' lists the games)")
+            f"('retro games' lists the games), or name one with --db PATH or its folder with "
+            f"${locations.ENVIRONMENT}")
     return found
 
 

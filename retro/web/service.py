@@ -146,8 +146,8 @@ class Board:
             self._batch_db.close()
 
     @property
-    def max_guards(self) -> int:
-        return self.db.max_guards
+    def max_enemy_men(self) -> int:
+        return self.db.max_enemy_men
 
     def refresh(self) -> None:
         """Switch to the shared in-memory values once they are ready."""
@@ -162,7 +162,7 @@ class Board:
         """The start of the game, or None when the database (an endgame database) does
         not hold it."""
         start = self.game.start()
-        if self.musketeers and start.enemy_count > self.max_guards:
+        if self.musketeers and start.enemy_count > self.max_enemy_men:
             return None
         return start
 
@@ -185,7 +185,7 @@ class Board:
         }
         if self.musketeers:
             out.update({"size": self.size, "board": f"{self.size}x{self.size}",
-                        "max_enemy_men": self.max_guards, "positions": 2 * self.db.table_size})
+                        "max_enemy_men": self.max_enemy_men, "positions": 2 * self.db.table_size})
         else:
             out["positions"] = sum(game.positions_in(t) for t in self.db.tiers)
         out.update({
@@ -254,7 +254,7 @@ class Service:
             start = board.game.start()
             if board.musketeers:
                 enemies = start.enemies
-                while enemies.bit_count() > board.max_guards:  # an endgame database
+                while enemies.bit_count() > board.max_enemy_men:  # an endgame database
                     enemies &= enemies - 1
                 start = Position(start.side, start.musketeers, enemies, board.size)
             text = str(start)
@@ -294,10 +294,10 @@ class Service:
         if board is None:
             served = ", ".join(_shown(b.game) for b in self.boards.values()) or "none"
             raise NotServedError(f"no {_shown(game)} database is served here (boards served: {served})")
-        if board.musketeers and position.enemy_count > board.max_guards:
+        if board.musketeers and position.enemy_count > board.max_enemy_men:
             raise NotServedError(
                 f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
-                f"database served here holds positions with 0..{board.max_guards} enemy men")
+                f"database served here holds positions with 0..{board.max_enemy_men} enemy men")
         return board
 
     @staticmethod
@@ -389,7 +389,7 @@ class Service:
             board = self.boards.get(f"{games.DEFAULT_GAME}-{size}x{size}")
             if board is None:
                 continue  # answered one by one, with the error
-            fits = men <= board.max_guards
+            fits = men <= board.max_enemy_men
             index, side, musketeers, enemies = index[fits], side[fits], musketeers[fits], enemies[fits]
             if len(index) == 0:
                 continue

@@ -73,7 +73,7 @@ def file_values(database: Path) -> int:
     """Bytes of a database's in-memory table, from its layers' shapes alone (no tables)."""
     file = DatabaseFile(database, cache_bytes=0)
     try:
-        return sum(int(np.prod(file.dataset(k).shape)) for k in range(file.max_guards + 1))
+        return sum(int(np.prod(file.dataset(k).shape)) for k in range(file.max_enemy_men + 1))
     finally:
         file.close()
 

@@ -35,12 +35,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from typing import Collection
 from math import comb
 
 import numpy as np
 
 from ...errors import (
-    quoted,
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
@@ -49,9 +49,12 @@ from ...errors import (
     RowLengthError,
     SideError,
     UnknownCharacterError,
+    counted,
+    quoted,
 )
 from ...values import draw_value, not_a_position
-from ..protocol import OPEN, Expansion, Game
+from ..notation import position_tokens, tidy_move
+from ..protocol import OPEN, Expansion, Game, slots
 from ..protocol import Side as SideBase
 from . import rules
 from .boards import SIX, THREE, THREE_DIAGONAL, BoardSpec, board
@@ -74,7 +77,7 @@ class Side(SideBase):
 
 
 _POINT = r"[a-e][1-5]"
-_MOVE_RE = re.compile(rf"({_POINT})(?:-({_POINT}))?(?:x({_POINT}))?")
+_MOVE_RE = re.compile(rf"({_POINT})(?:-?({_POINT}))?(?:x({_POINT}))?")
 
 
 @dataclass(frozen=True, order=True)
@@ -89,7 +92,7 @@ class Move:
     def parse(cls, text: str) -> Move:
         if not isinstance(text, str):
             raise MoveSyntaxError(f"a move must be text like 'b2' or 'b2-c2', not {type(text).__name__}")
-        match = _MOVE_RE.fullmatch(text.strip().lower())
+        match = _MOVE_RE.fullmatch(tidy_move(text))
         if match is None:
             raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write a placement like 'b2', a "
                                   "slide like 'b2-c2', and a removal after an x: 'b2-c2xd4'")
@@ -334,7 +337,7 @@ class Morris(Game):
     def parse(self, text: str) -> Position:
         if not isinstance(text, str):
             raise NotationError(f"a position must be text, not {type(text).__name__}")
-        tokens = text.split()
+        tokens = position_tokens(text)
         rows = self.board.spec.rows
         if not tokens:
             raise SideError("empty position: expected W or B, the pieces in hand, then the rows")
@@ -345,7 +348,7 @@ class Morris(Game):
                                 f"like '{self.notation_example}'")
         groups = tokens[3:]
         if len(groups) != len(rows):
-            raise RowCountError(f"{len(groups)} rows: the {self.title} board has {len(rows)} "
+            raise RowCountError(f"{counted(len(groups), 'row')}: the {self.title} board has {len(rows)} "
                                 f"(of {', '.join(map(str, rows))} points)")
         cells = []
         for number, (group, length) in enumerate(zip(groups, rows), start=1):
@@ -368,7 +371,7 @@ class Morris(Game):
         return Position(self.name, Side.WHITE, 0, 0, self.pieces, self.pieces)
 
     def resemblance(self, text: str) -> int:
-        tokens = text.split() if isinstance(text, str) else []
+        tokens = position_tokens(text) if isinstance(text, str) else []
         score = 2 if tokens and tokens[0] in ("W", "B") else 0
         if len(tokens) == 3 + len(self.board.spec.rows):
             score += 1 + all(len(g) == n for g, n in zip(tokens[3:], self.board.spec.rows))
@@ -560,19 +563,21 @@ class Morris(Game):
                     out.append({"side": side.value, "points": list(names)})
         return out
 
-    def pieces(self, position: Position) -> str:
+    def cells(self, position: Position) -> str:
         return "".join(str(position).split()[3:])
 
-    def board_text(self, position: Position) -> str:
+    def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
         """The points on their grid with coordinates, and the pieces in hand."""
         b = self.board
         span = max(max(x for x, _ in b.coordinates), max(y for _, y in b.coordinates)) + 1
-        grid = [["  " for _ in range(span)] for _ in range(span)]
+        grid = [[" "] * span for _ in range(span)]
+        marks = [[False] * span for _ in range(span)]
         for p, (x, y) in enumerate(b.coordinates):
-            grid[y][x] = " W" if position.white >> p & 1 else " B" if position.black >> p & 1 else " ."
+            grid[y][x] = "W" if position.white >> p & 1 else "B" if position.black >> p & 1 else "."
+            marks[y][x] = b.names[p] in marked
         lines = ["   " + "".join(f" {c}" for c in "abcde"[:span])]
         for y in range(span):
-            lines.append(f"{y + 1:>2} " + "".join(grid[y]).rstrip())
+            lines.append(f"{y + 1:>2} " + slots(grid[y], marks[y]))
         lines.append(f"in hand: White {position.white_hand}, Black {position.black_hand}")
         return "\n".join(lines)
 

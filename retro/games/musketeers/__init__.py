@@ -14,10 +14,13 @@ values are stored (see :mod:`.layout`).
 
 from __future__ import annotations
 
+from typing import Collection
+
 from math import comb
 
 import numpy as np
 
+from ..notation import position_tokens
 from ..protocol import Game, grid_text
 from . import layout, rules
 from .index import encode, indexer, layer_masks, mask_rank, position_at
@@ -150,7 +153,7 @@ class ThreeMusketeers(Game):
         return game
 
     def resemblance(self, text: str) -> int:
-        tokens = text.split() if isinstance(text, str) else []
+        tokens = position_tokens(text) if isinstance(text, str) else []
         return (2 if tokens and tokens[0] in ("M", "E") else 0) + (
             bool(tokens) and set("".join(tokens[1:])) <= set("OX."))
 
@@ -184,12 +187,12 @@ class ThreeMusketeers(Game):
             return [{"side": Side.ENEMY.value, "points": list(position.musketeer_squares())}]
         return []
 
-    def pieces(self, position: Position) -> str:
+    def cells(self, position: Position) -> str:
         return "".join(str(position).split()[1:])
 
-    def board_text(self, position: Position) -> str:
+    def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
         """The board with coordinates: a header of column letters, one numbered line per row."""
-        return grid_text(str(position).split()[1:])
+        return grid_text(str(position).split()[1:], marked=marked)
 
 
 __all__ = ["Move", "Position", "Side", "ThreeMusketeers", "rules"]

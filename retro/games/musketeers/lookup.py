@@ -50,8 +50,8 @@ class ProbeTables(NamedTuple):
 
 
 @cache
-def probe_tables(size: int, max_guards: int) -> ProbeTables:
-    """Tables for a ``size``×``size`` database holding layers ``0..max_guards``."""
+def probe_tables(size: int, max_enemy_men: int) -> ProbeTables:
+    """Tables for a ``size``×``size`` database holding layers ``0..max_enemy_men``."""
     ix = indexer(size)
     b = ix.board
     order = storage_order(size).astype(np.int64)
@@ -72,7 +72,7 @@ def probe_tables(size: int, max_guards: int) -> ProbeTables:
         for d in range(4):
             if b.neighbours[square, d] >= 0:
                 neighbours[square] |= 1 << int(b.neighbours[square, d])
-    rows = np.array([comb(ix.free, k) for k in range(max_guards + 1)], dtype=np.int64)
+    rows = np.array([comb(ix.free, k) for k in range(max_enemy_men + 1)], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(rows * ix.placement_count)]).astype(np.int64)
     row_base = offsets[:-1, None] + rows[:, None] * np.arange(ix.placement_count)[None, :]
     tables = ProbeTables(
@@ -140,13 +140,13 @@ def flat_index(musketeers, enemies, square_bit, placement_of, row_base, rank_tab
 
 
 @njit(cache=True, inline="always")
-def status(side, musketeers, enemies, full, max_guards):
+def status(side, musketeers, enemies, full, max_enemy_men):
     if side != rules.MUSKETEERS and side != rules.ENEMY:
         return BAD_SIDE
     if (musketeers < 0 or enemies < 0 or (musketeers | enemies) & ~full
             or musketeers & enemies or popcount(musketeers) != rules.MUSKETEER_COUNT):
         return BAD_PIECES
-    if popcount(enemies) > max_guards:
+    if popcount(enemies) > max_enemy_men:
         return TOO_MANY_MEN
     return OK
 
@@ -193,14 +193,14 @@ def combine(side, musketeers, got, first, last, aligned, keys, best_values):
 
 
 @njit(cache=True, nogil=True)
-def first_invalid(side, musketeers, enemies, t, max_guards):
+def first_invalid(side, musketeers, enemies, t, max_enemy_men):
     """Index of the first entry that is not a position of the database, or -1.
 
     A separate pass, so that the probing loops carry no validity branches.
     """
     full = t.full
     for i in range(len(side)):
-        if status(side[i], np.int64(musketeers[i]), np.int64(enemies[i]), full, max_guards) != OK:
+        if status(side[i], np.int64(musketeers[i]), np.int64(enemies[i]), full, max_enemy_men) != OK:
             return i
     return -1
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import rules
 from ..protocol import Side as SideBase
+from ..notation import position_tokens, tidy_move
 from ...errors import (  # re-exported: their historic home
     BoardSizeError,
     IllegalMoveError,
@@ -28,7 +29,7 @@ from ...errors import (  # re-exported: their historic home
     SideError,
     UnknownCharacterError,
 )
-from ...errors import quoted
+from ...errors import counted, quoted
 
 FILES = "abcde"
 MUSKETEER_CHAR, ENEMY_CHAR, EMPTY_CHAR = "O", "X", "."
@@ -87,7 +88,7 @@ _SQUARE_NAMES = {n: tuple(square_name(s, n) for s in range(n * n)) for n in rule
 _SQUARE_INDEX = {n: {name: s for s, name in enumerate(names)} for n, names in _SQUARE_NAMES.items()}
 
 
-_MOVE_RE = re.compile(r"([a-e])([1-5])-([a-e])([1-5])")
+_MOVE_RE = re.compile(r"([a-e])([1-5])[-x]?([a-e])([1-5])")
 
 
 @dataclass(frozen=True, order=True)
@@ -102,7 +103,7 @@ class Move:
         """Parse ``e1-d1``; raise :class:`MoveSyntaxError` if the text is not a move."""
         if not isinstance(text, str):
             raise MoveSyntaxError(f"a move must be text like 'e1-d1', not {type(text).__name__}")
-        match = _MOVE_RE.fullmatch(text.strip().lower())
+        match = _MOVE_RE.fullmatch(tidy_move(text))
         if match is None:
             raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write it like 'e1-d1'")
         return cls(match[1] + match[2], match[3] + match[4])
@@ -167,24 +168,32 @@ class Position:
         """
         if not isinstance(text, str):
             raise NotationError(f"a position must be text, not {type(text).__name__}")
-        tokens = text.split()
-        # The common case, a well-formed position, by whole-row lookups.
+        # The common case, the canonical text, by whole-row lookups; then any other
+        # spelling notation.py accepts (underscores, lower case, ...).
+        position = cls._parse_quickly(text.split())
+        if position is not None:
+            return position
+        tokens = position_tokens(text)
+        return cls._parse_quickly(tokens) or cls._parse_slowly(tokens)
+
+    @classmethod
+    def _parse_quickly(cls, tokens: list[str]) -> Position | None:
         rows = _ROW_BITS.get(len(tokens) - 1)
-        if rows is not None and tokens[0] in _SIDES:
-            n = len(tokens) - 1
-            musketeers = enemies = 0
-            shift = 0
-            for token in tokens[1:]:
-                bits = rows.get(token)
-                if bits is None:
-                    break
-                musketeers |= bits[0] << shift
-                enemies |= bits[1] << shift
-                shift += n
-            else:
-                if musketeers.bit_count() == rules.MUSKETEER_COUNT:
-                    return cls._make(_SIDES[tokens[0]], musketeers, enemies, n)
-        return cls._parse_slowly(tokens)
+        if rows is None or tokens[0] not in _SIDES:
+            return None
+        n = len(tokens) - 1
+        musketeers = enemies = 0
+        shift = 0
+        for token in tokens[1:]:
+            bits = rows.get(token)
+            if bits is None:
+                return None
+            musketeers |= bits[0] << shift
+            enemies |= bits[1] << shift
+            shift += n
+        if musketeers.bit_count() != rules.MUSKETEER_COUNT:
+            return None
+        return cls._make(_SIDES[tokens[0]], musketeers, enemies, n)
 
     @classmethod
     def _parse_slowly(cls, tokens: list[str]) -> Position:
@@ -215,7 +224,7 @@ class Position:
             raise BoardSizeError(f"rows of {size} squares: boards are 3x3, 4x4 or 5x5")
         if len(rows) != size:
             raise RowCountError(
-                f"{len(rows)} rows of {size} squares: a {size}x{size} board needs {size} rows"
+                f"{counted(len(rows), 'row')} of {size} squares: a {size}x{size} board needs {size} rows"
             )
         musketeers = enemies = 0
         for r, row in enumerate(rows):

@@ -13,6 +13,8 @@ square. A move is the square marked: ``b2``.
 
 from __future__ import annotations
 
+from typing import Collection
+
 import re
 from dataclasses import dataclass
 from math import comb
@@ -20,7 +22,6 @@ from math import comb
 import numpy as np
 
 from ...errors import (
-    quoted,
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
@@ -28,8 +29,11 @@ from ...errors import (
     RowLengthError,
     SideError,
     UnknownCharacterError,
+    counted,
+    quoted,
 )
 from ...values import draw_value, not_a_position
+from ..notation import position_tokens, tidy_move
 from ..protocol import OPEN, Expansion, Game, grid_text
 from ..protocol import Side as SideBase
 from . import rules
@@ -64,7 +68,7 @@ class Move:
     def parse(cls, text: str) -> Move:
         if not isinstance(text, str):
             raise MoveSyntaxError(f"a move must be text like 'b2', not {type(text).__name__}")
-        name = text.strip().lower()
+        name = tidy_move(text)
         if name not in SQUARE_OF:
             raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write the square to mark, like 'b2'")
         return cls(name)
@@ -96,14 +100,14 @@ class Position:
     def parse(cls, text: str) -> Position:
         if not isinstance(text, str):
             raise NotationError(f"a position must be text, not {type(text).__name__}")
-        tokens = text.split()
+        tokens = position_tokens(text)
         if not tokens:
             raise SideError("empty position: expected X or O, then one group per row")
         if tokens[0] not in ("X", "O"):
             raise SideError(f"unknown side to move {quoted(tokens[0])}: expected X or O")
         rows = tokens[1:]
         if len(rows) != 3:
-            raise RowCountError(f"{len(rows)} rows: a tic-tac-toe board has 3 rows of 3 squares")
+            raise RowCountError(f"{counted(len(rows), 'row')}: a tic-tac-toe board has 3 rows of 3 squares")
         for number, row in enumerate(rows, start=1):
             if len(row) != 3:
                 raise RowLengthError(f"row {number} has {len(row)} squares: a row has 3")
@@ -208,7 +212,7 @@ class TicTacToe(Game):
         return Position.start()
 
     def resemblance(self, text: str) -> int:
-        tokens = text.split() if isinstance(text, str) else []
+        tokens = position_tokens(text) if isinstance(text, str) else []
         return (2 if tokens and tokens[0] in ("X", "O") else 0) + (len(tokens) == 4)
 
     def finished_value(self, position: Position) -> int:
@@ -299,12 +303,12 @@ class TicTacToe(Game):
                                 "points": [NAMES[s] for s in range(rules.SQUARES) if line >> s & 1]})
         return out
 
-    def pieces(self, position: Position) -> str:
+    def cells(self, position: Position) -> str:
         return "".join(str(position).split()[1:])
 
-    def board_text(self, position: Position) -> str:
+    def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
         """The board with coordinates: a header of column letters, one numbered line per row."""
-        return grid_text(str(position).split()[1:])
+        return grid_text(str(position).split()[1:], marked=marked)
 
 
 __all__ = ["Move", "Position", "Side", "TicTacToe"]

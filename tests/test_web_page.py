@@ -1,7 +1,8 @@
 """The page of `retro serve` in a real headless Chromium (Debian's, driven by Playwright).
 
-One live server (a uvicorn thread over db3, db4 and db5_low) and one browser serve the
-module (session fixtures in conftest.py); without Chromium or Playwright every test
+One live server (a uvicorn thread over db3, db4, db5_low, tic-tac-toe, three and six
+men's morris) and one browser serve the module (session fixtures in conftest.py), one
+page per test; without Chromium or Playwright every test
 here skips, saying how to install them. Expected values come from the databases
 opened here and from :func:`retro.play.computer_move`, not from the page.
 """

@@ -88,7 +88,7 @@ let line = [];  // the current line: root, then each node it follows
 const state = {start: null, moves: [], at: 0, mode: 'explore', seed: null, game: null};
 const view = {selected: null, placing: null, hover: null, hint: null, busy: false, line: null, preview: null};
 let editor = null;  // the position editor, while open
-let showValues = sessionStorage.getItem(SHOW_VALUES) === '1';
+let showValues = recall(SHOW_VALUES) === '1';
 const orientations = {};  // board key -> {flip, quarter}: how the viewer turned it
 let epoch = 0;  // bumped by every change of game: late answers of an older one are dropped
 
@@ -122,10 +122,20 @@ function canMove() {
  *  hidden in a game against the computer until the player asks for them. */
 function valuesShown() { return humanSide() === null || showValues; }
 
+/** The session's storage, which a browser may refuse (private modes, sandboxes): then
+ *  the page simply forgets. */
+function recall(key) {
+  try { return sessionStorage.getItem(key); } catch (e) { return null; }
+}
+
+function remember(key, value) {
+  try { sessionStorage.setItem(key, value); } catch (e) { /* forgotten at the next visit */ }
+}
+
 function orientation(board) {
   if (!orientations[board.key]) {
     let saved = null;
-    try { saved = JSON.parse(sessionStorage.getItem('retro.orient.' + board.key)); } catch (e) { saved = null; }
+    try { saved = JSON.parse(recall('retro.orient.' + board.key)); } catch (e) { saved = null; }
     orientations[board.key] = saved && typeof saved.flip === 'boolean' && saved.quarter >= 0 && saved.quarter < 4
       ? saved : {flip: false, quarter: 0};
   }
@@ -996,7 +1006,7 @@ function turnBoard(change) {
   if (!board) return;
   const orient = orientation(board);
   change(orient);
-  try { sessionStorage.setItem('retro.orient.' + board.key, JSON.stringify(orient)); } catch (e) { /* private mode */ }
+  remember('retro.orient.' + board.key, JSON.stringify(orient));
   paintBoard();
   drawControls();
 }
@@ -1076,7 +1086,7 @@ function wire() {
   $('preview-back').addEventListener('click', () => preview(null));
   $('show-values').addEventListener('click', () => {
     showValues = !showValues;
-    try { sessionStorage.setItem(SHOW_VALUES, showValues ? '1' : '0'); } catch (e) { /* private mode */ }
+    remember(SHOW_VALUES, showValues ? '1' : '0');
     render();
   });
   $('flip').addEventListener('click', () => turnBoard((o) => { o.flip = !o.flip; }));

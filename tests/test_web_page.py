@@ -309,6 +309,12 @@ def url_of(web_server: str, start, moves=(), **params) -> str:
 
 
 GAME_BUTTONS = "n => document.querySelectorAll('#game button:not(.variation)').length >= n"
+MARKS = {"win": "✓", "draw": "=", "loss": "✗"}
+
+
+def kind(outcome, mover: str) -> str:
+    """What a move's outcome gives its mover: the page's classes (and its marks)."""
+    return "draw" if outcome.winner is None else "win" if outcome.winner.value == mover else "loss"
 
 
 def play_best_to_the_end(page, db, start, human: str):
@@ -348,12 +354,13 @@ def test_playing_with_values_hidden_to_the_end(page, web_server, dbs, game_dbs):
     load(page, url_of(web_server, start, play="musketeers", seed=4))
     assert page.text_content("#value") == "You play the musketeers"
     assert page.is_hidden("#chart") and page.is_visible("#chart-hidden")
-    assert page.locator("#moves .mark").count() == 0 and page.text_content("#moves-order") == "in notation order"
+    assert page.locator("#moves .mark").count() == 0
+    assert page.text_content("#moves-order") == "in notation order"
     listed = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.dataset.move)")
     assert listed == sorted(str(m) for m, _ in db.moves(start))  # not best first: that would tell
     page.click('rect[data-square="b2"]')  # a musketeer: its targets, not coloured
     assert page.locator("#board .dot, #board .ring").count() > 0
-    assert page.locator("#board .dot.win, #board .ring.win, #board .ring.loss, #board .dot.loss").count() == 0
+    assert page.locator("#board .win, #board .loss, #board .draw").count() == 0
     page.keyboard.press("Escape")
     end = play_best_to_the_end(page, db, start, "musketeers")
     assert page.text_content("#value") == the_end(db.probe(end), "musketeers") == "You win"
@@ -367,8 +374,8 @@ def test_playing_with_values_hidden_to_the_end(page, web_server, dbs, game_dbs):
     wait_for(page, first)
     page.click("#show-values")  # one click: the values
     assert page.text_content("#value") == value_text(tdb.probe(first))
-    marks = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.querySelector('.mark').textContent)")
-    assert marks == ["=" if o.winner is None else "✓" if o.winner.value == "O" else "✗" for _, o in tdb.moves(first)]
+    marks = page.eval_on_selector_all("#moves .mark", "ms => ms.map(m => m.textContent)")
+    assert marks == [MARKS[kind(o, "O")] for _, o in tdb.moves(first)]
     assert page.locator("#chart .bar").count() == 2
     page.reload()  # remembered for the session
     page.wait_for_selector("#moves li .mark")
@@ -408,7 +415,7 @@ def test_a_blunder_line_counts_the_moves_that_kept_the_result(page, web_server, 
     assert page.text_content("#note") == ""
     page.click(f'#moves button[data-move="{bad}"]')
     expected = f"{bad} threw the win away: {kept} of the {len(db.moves(here))} moves there kept it."
-    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('The computer played')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('The computer')")
     assert page.text_content("#note") == expected  # still there once the computer has answered
 
     ttt = games.get("tic-tac-toe")  # a draw thrown away: O's edge against X in the centre
@@ -419,8 +426,7 @@ def test_a_blunder_line_counts_the_moves_that_kept_the_result(page, web_server, 
     load(page, url_of(web_server, ttt.start(), ["b2"], game="tic-tac-toe"))
     # Explore: the targets coloured by their value, as in the move list.
     targets = page.eval_on_selector_all("#board .dot", "ds => ds.map(d => [d.dataset.target, d.classList[1]])")
-    assert sorted(map(tuple, targets)) == sorted((str(m), "draw" if o.winner is None else "win" if o.winner.value == "O" else "loss")
-                                     for m, o in tdb.moves(after_x))
+    assert sorted(map(tuple, targets)) == sorted((str(m), kind(o, "O")) for m, o in tdb.moves(after_x))
     page.click(f'rect[data-square="{edge}"]')
     wait_for(page, after_x.play(edge))
     assert page.text_content("#note") == (f"{edge} threw the draw away: {drawn} of the "
@@ -620,7 +626,8 @@ def test_keyboard_play(page, web_server, dbs):
         assert focused_point(page) == to
 
     walk("a1", move.source)
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{move.source}, musketeers, can move"
+    label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert label == f"{move.source}, musketeers, can move"
     page.keyboard.press("Enter")
     assert page.get_attribute(f'[data-square="{move.source}"]', "aria-pressed") == "true"
     walk(move.source, move.target)
@@ -673,7 +680,8 @@ def test_a_variation_is_kept_and_the_perfect_line_previewed(page, web_server, db
         previewed = previewed.play(move)
     wait_for(page, previewed)
     assert page.is_visible("#preview") and f"ply 5, after {line[2]}" in page.text_content("#preview")
-    assert moves_in_url(page) == [str(first), str(reply)] and page.locator("#game button:not(.variation)").count() == 2
+    assert moves_in_url(page) == [str(first), str(reply)]
+    assert page.locator("#game button:not(.variation)").count() == 2
     page.click(f'[data-square="{line[0].source}"]')  # no moves in a preview
     assert "preview" in page.text_content("#message")
     page.click("#preview-back")
@@ -708,7 +716,8 @@ def test_wrong_clicks_are_explained(page, web_server, game_dbs):
     sliding = six.parse("B 0 0 WWW B.. .... B.. B..")
     load(page, url_of(web_server, sliding, game="six-mens-morris"))
     page.click('circle[data-square="c4"]')
-    assert page.text_content("#message") == "c4 is empty: choose one of Black's pieces first, then where it goes."
+    assert page.text_content("#message") == ("c4 is empty: choose one of Black's pieces first, "
+                                             "then where it goes.")
     page.click('circle[data-square="a1"]')
     assert page.text_content("#message") == "That piece is White's: Black is to move."
 
@@ -746,7 +755,8 @@ def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
     # The chart's ply labels never overlap, whatever the game's length.
     for plies in (11, 17, 24):
         load(page, url_of(web_server, start, line[:plies]))
-        boxes = page.eval_on_selector_all("#chart text.ply", "ts => ts.map(t => [+t.textContent, t.getBBox().x, t.getBBox().width])")
+        boxes = page.eval_on_selector_all(
+            "#chart text.ply", "ts => ts.map(t => [+t.textContent, t.getBBox().x, t.getBBox().width])")
         assert boxes[0][0] == 0 and len(boxes) >= 5
         for (_, x, w), (_, nx, _) in zip(boxes, boxes[1:]):
             assert x + w < nx, (plies, boxes)
@@ -780,10 +790,13 @@ def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
         assert phone.evaluate("(l => l.scrollHeight > l.clientHeight)(document.getElementById('game'))")
         for key in ("Home", "ArrowRight", "ArrowRight", "End", "ArrowLeft"):
             phone.keyboard.press(key)
-        phone.wait_for_function("() => document.querySelector('#game .current').dataset.ply === String(%d)" % (len(line) - 1))
+        phone.wait_for_function("ply => document.querySelector('#game .current').dataset.ply === String(ply)",
+                                arg=len(line) - 1)
         assert phone.evaluate("window.scrollY") == 0
-        inside = phone.evaluate("""() => { const l = document.getElementById('game'), b = l.querySelector('.current');
-            return b.offsetTop >= l.scrollTop && b.offsetTop + b.offsetHeight <= l.scrollTop + l.clientHeight; }""")
+        inside = phone.evaluate("""() => {
+            const l = document.getElementById('game'), b = l.querySelector('.current');
+            return b.offsetTop >= l.scrollTop && b.offsetTop + b.offsetHeight <= l.scrollTop + l.clientHeight;
+        }""")
         assert inside and listed.evaluate("l => l.scrollTop") > 0
         assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     finally:

@@ -24,13 +24,13 @@ characters, bodies of at most 1 MB, read incrementally.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import math
 import re
 from collections import OrderedDict
 from contextlib import asynccontextmanager
-import importlib.metadata
 from importlib import resources
 
 from starlette.applications import Starlette
@@ -334,7 +334,8 @@ def _readme() -> tuple[bytes, str]:
     except importlib.metadata.PackageNotFoundError:
         text = None
     if not text or not text.strip():
-        text = "retro: games strongly solved by retrograde analysis. The README is not installed with this copy.\n"
+        text = ("retro: games strongly solved by retrograde analysis. The README is not "
+                "installed with this copy.\n")
     body = text.encode("utf-8")
     return body, content_tag(body)
 

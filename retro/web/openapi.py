@@ -213,7 +213,8 @@ def docs_html(spec: dict) -> str:
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8>"
             f"<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>retro API v1</title><style>{style}</style></head><body>"
-            f"<h1>{e(info['title'])}</h1><p>API v1, retro {e(info['version'])}. {_prose(info['description'])} "
+            f"<h1>{e(info['title'])}</h1><p>API v1, retro {e(info['version'])}. "
+            f"{_prose(info['description'])} "
             f"Errors are <code>{{\"error\": \"...\"}}</code>. The machine-readable document: "
             f"<a href='/api/v1/openapi.json'>/api/v1/openapi.json</a>; the board: <a href='/'>/</a>.</p>"
             + "".join(parts) + "</body></html>")

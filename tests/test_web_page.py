@@ -1,7 +1,8 @@
 """The page of `retro serve` in a real headless Chromium (Debian's, driven by Playwright).
 
-One live server (a uvicorn thread over db3, db4 and db5_low) and one browser serve the
-module (session fixtures in conftest.py); without Chromium or Playwright every test
+One live server (a uvicorn thread over db3, db4, db5_low, tic-tac-toe, three and six
+men's morris) and one browser serve the module (session fixtures in conftest.py), one
+page per test; without Chromium or Playwright every test
 here skips, saying how to install them. Expected values come from the databases
 opened here and from :func:`retro.play.computer_move`, not from the page.
 """
@@ -132,7 +133,8 @@ def test_a_game_against_the_computer_to_its_end(page, web_server, dbs):
         if position.is_over():
             break
         assert "your move" in page.text_content("#turn")
-        page.click("#moves li:first-child button")  # the human plays a best move
+        best = db.moves(position)[0][0]  # the human plays a best move (values hidden: listed by name)
+        page.click(f'#moves button[data-move="{best}"]')
         page.wait_for_function(count, arg=plies + 1)
         position = position.play(moves_in_url(page)[plies])
         plies += 1
@@ -143,9 +145,13 @@ def test_a_game_against_the_computer_to_its_end(page, web_server, dbs):
             assert move == str(computer_move(db, replay, rng=seed))
         replay = replay.play(move)
     assert replay.is_over()
-    assert page.text_content("#value") == value_text(db.probe(replay))
+    # The end in the player's words (the player is the enemy), the reason under it.
+    won = db.probe(replay).winner is Side.ENEMY
+    assert page.text_content("#value") == ("You win" if won else "You lose")
     assert "won" in page.text_content("#turn")
     assert page.locator("#moves .empty").count() == 1
+    assert page.locator("#chart .bar").count() == 0  # values hidden while playing
+    page.click("#show-values")
     assert page.locator("#chart .bar").count() == len(moves_in_url(page)) + 1
 
 
@@ -281,3 +287,517 @@ def test_morris_and_tic_tac_toe_on_the_page(page, web_server, db_6mm, db_ttt):
         expected = ["=" if o.winner is None else "✓" if o.winner.value == "O" else "✗"
                     for _, o in db.moves(ttt.start().play("b2"))]
         assert marks == expected
+
+
+# --- playing, the editor, variations, the keyboard (issue 20) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def game_dbs(db_ttt, db_6mm):
+    opened = {"tic-tac-toe": open_database(db_ttt), "six-mens-morris": open_database(db_6mm)}
+    yield opened
+    for db in opened.values():
+        db.close()
+
+
+def url_of(web_server: str, start, moves=(), **params) -> str:
+    query = [f"start={str(start).replace(' ', '_')}"]
+    if moves:
+        query.append("moves=" + ",".join(map(str, moves)))
+    query += [f"{key}={value}" for key, value in params.items()]
+    return web_server + "?" + "&".join(query)
+
+
+GAME_BUTTONS = "n => document.querySelectorAll('#game button:not(.variation)').length >= n"
+MARKS = {"win": "✓", "draw": "=", "loss": "✗"}
+
+
+def kind(outcome, mover: str) -> str:
+    """What a move's outcome gives its mover: the page's classes (and its marks)."""
+    return "draw" if outcome.winner is None else "win" if outcome.winner.value == mover else "loss"
+
+
+def play_best_to_the_end(page, db, start, human: str):
+    """Play best moves (by their names: values are hidden) for ``human`` against the
+    computer until the game ends; the last position."""
+    position, plies = start, len(moves_in_url(page))
+    while True:
+        if not position.is_over() and position.side.value != human:  # the computer answers
+            page.wait_for_function(GAME_BUTTONS, arg=plies + 1)
+            position = position.play(moves_in_url(page)[plies])
+            plies += 1
+        wait_for(page, position)
+        if position.is_over():
+            return position
+        assert "your move" in page.text_content("#turn")
+        assert page.locator("#moves .mark").count() == 0 and page.locator("#moves .words").count() == 0
+        best = db.moves(position)[0][0]
+        page.click(f'#moves button[data-move="{best}"]')
+        page.wait_for_function(GAME_BUTTONS, arg=plies + 1)
+        position = position.play(str(best))
+        plies += 1
+
+
+def the_end(outcome, human: str) -> str:
+    if outcome.winner is None:
+        return "A draw"
+    return "You win" if outcome.winner.value == human else "You lose"
+
+
+def test_playing_with_values_hidden_to_the_end(page, web_server, dbs, game_dbs):
+    """Values hidden while playing (the value line, the marks, the chart, the target
+    colours), one click shows them (for the session); the end in the player's words."""
+    from retro import games
+
+    db = dbs[3]
+    start = Position.start(3)
+    load(page, url_of(web_server, start, play="musketeers", seed=4))
+    assert page.text_content("#value") == "You play the musketeers"
+    assert page.is_hidden("#chart") and page.is_visible("#chart-hidden")
+    assert page.locator("#moves .mark").count() == 0
+    assert page.text_content("#moves-order") == "in notation order"
+    listed = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.dataset.move)")
+    assert listed == sorted(str(m) for m, _ in db.moves(start))  # not best first: that would tell
+    page.click('rect[data-square="b2"]')  # a musketeer: its targets, not coloured
+    assert page.locator("#board .dot, #board .ring").count() > 0
+    assert page.locator("#board .win, #board .loss, #board .draw").count() == 0
+    page.keyboard.press("Escape")
+    end = play_best_to_the_end(page, db, start, "musketeers")
+    assert page.text_content("#value") == the_end(db.probe(end), "musketeers") == "You win"
+    assert "won" in page.text_content("#turn")
+
+    ttt = games.get("tic-tac-toe")
+    tdb = game_dbs["tic-tac-toe"]
+    load(page, url_of(web_server, ttt.start(), play="O", seed=2, game="tic-tac-toe"))
+    page.wait_for_function(GAME_BUTTONS, arg=1)  # the computer (X) opens
+    first = ttt.start().play(moves_in_url(page)[0])
+    wait_for(page, first)
+    page.click("#show-values")  # one click: the values
+    assert page.text_content("#value") == value_text(tdb.probe(first))
+    marks = page.eval_on_selector_all("#moves .mark", "ms => ms.map(m => m.textContent)")
+    assert marks == [MARKS[kind(o, "O")] for _, o in tdb.moves(first)]
+    assert page.locator("#chart .bar").count() == 2
+    page.reload()  # remembered for the session
+    page.wait_for_selector("#moves li .mark")
+    page.click("#show-values")  # and hidden again
+    assert page.locator("#moves .mark").count() == 0
+    end = play_best_to_the_end(page, tdb, first, "O")
+    assert page.text_content("#value") == the_end(tdb.probe(end), "O") == "A draw"
+    assert page.text_content("#turn") == value_text(ttt.finished_reason(end)) + "."
+
+
+def first_blunder(db, start, seed=5):
+    """Random play from ``start`` until a position whose side to move wins and has a move
+    that throws the win away: (the moves to it, the position, that move)."""
+    rng = random.Random(seed)
+    here, moves = start, []
+    while True:
+        bad = next((m for m, after in db.moves(here) if after.winner is not here.side), None)
+        if bad is not None and db.probe(here).winner is here.side:
+            return moves, here, bad
+        if here.is_over():
+            here, moves = start, []
+            continue
+        move = rng.choice(here.legal_moves())
+        moves.append(str(move))
+        here = here.play(move)
+
+
+def test_a_blunder_line_counts_the_moves_that_kept_the_result(page, web_server, dbs, game_dbs):
+    from retro import games
+
+    db = dbs[4]
+    moves, here, bad = first_blunder(db, Position.start(4))
+    human = here.side.value
+    kept = sum(1 for _, after in db.moves(here) if after.winner is here.side)
+    load(page, url_of(web_server, Position.start(4), moves, play=human, seed=3))
+    wait_for(page, here)
+    assert page.text_content("#note") == ""
+    page.click(f'#moves button[data-move="{bad}"]')
+    expected = f"{bad} threw the win away: {kept} of the {len(db.moves(here))} moves there kept it."
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('The computer')")
+    assert page.text_content("#note") == expected  # still there once the computer has answered
+
+    ttt = games.get("tic-tac-toe")  # a draw thrown away: O's edge against X in the centre
+    tdb = game_dbs["tic-tac-toe"]
+    after_x = ttt.start().play("b2")
+    edge = next(m for m, o in tdb.moves(after_x) if o.winner is not None)
+    drawn = sum(1 for _, o in tdb.moves(after_x) if o.winner is None)
+    load(page, url_of(web_server, ttt.start(), ["b2"], game="tic-tac-toe"))
+    # Explore: the targets coloured by their value, as in the move list.
+    targets = page.eval_on_selector_all("#board .dot", "ds => ds.map(d => [d.dataset.target, d.classList[1]])")
+    assert sorted(map(tuple, targets)) == sorted((str(m), kind(o, "O")) for m, o in tdb.moves(after_x))
+    page.click(f'rect[data-square="{edge}"]')
+    wait_for(page, after_x.play(edge))
+    assert page.text_content("#note") == (f"{edge} threw the draw away: {drawn} of the "
+                                          f"{len(tdb.moves(after_x))} moves there kept it.")
+
+
+def line_ends(page) -> list[dict]:
+    """Each marked line: its side's class, its points, and whether its two ends sit on
+    the centres of its two farthest points."""
+    return page.evaluate("""() => [...document.querySelectorAll('#board .aligned')].map(line => {
+        const centre = name => { const b = document.querySelector(`[data-square="${name}"]`).getBBox();
+                                 return [b.x + b.width / 2, b.y + b.height / 2]; };
+        const points = line.dataset.points.split(' ');
+        const ends = [[+line.getAttribute('x1'), +line.getAttribute('y1')],
+                      [+line.getAttribute('x2'), +line.getAttribute('y2')]];
+        const on = ends.map(e => points.some(p => Math.hypot(centre(p)[0] - e[0], centre(p)[1] - e[1]) < 1e-6));
+        return {tone: line.classList.contains('s0') ? 's0' : 's1', points, on: on.every(Boolean)};
+    })""")
+
+
+def test_the_finishing_line_and_the_mills_are_marked(page, web_server, dbs, game_dbs):
+    from retro import games
+
+    row = Position.parse("E OOO X.. ...")  # the musketeers in a row: the enemy has won
+    assert db_winner(dbs[3], row) == "enemy"
+    load(page, url_of(web_server, row))
+    wait_for(page, row)
+    assert line_ends(page) == [{"tone": "s1", "points": ["a1", "b1", "c1"], "on": True}]
+    page.click("#rotate")  # the mark turns with the board
+    assert line_ends(page) == [{"tone": "s1", "points": ["a1", "b1", "c1"], "on": True}]
+
+    ttt = games.get("tic-tac-toe")
+    won = ttt.parse("O XXX OO. ...")
+    assert game_dbs["tic-tac-toe"].probe(won).winner.value == "X"
+    load(page, url_of(web_server, won, game="tic-tac-toe"))
+    wait_for(page, won)
+    assert line_ends(page) == [{"tone": "s0", "points": ["a1", "b1", "c1"], "on": True}]
+
+    six = games.get("six-mens-morris")
+    mill = six.parse("B 0 0 WWW B.. .... B.. B..")  # White's mill a1-c1-e1 stands; the game goes on
+    load(page, url_of(web_server, mill, game="six-mens-morris"))
+    wait_for(page, mill)
+    assert line_ends(page) == [{"tone": "s0", "points": ["a1", "c1", "e1"], "on": True}]
+    move = next(m for m, _ in game_dbs["six-mens-morris"].moves(mill) if str(m).startswith("b4-b3"))
+    page.click('circle[data-square="b4"]')
+    page.click('circle[data-square="b3"]')
+    wait_for(page, mill.play(move))
+    assert line_ends(page) == [{"tone": "s0", "points": ["a1", "c1", "e1"], "on": True}]
+
+
+def db_winner(db, position):
+    outcome = db.probe(position)
+    return None if outcome.winner is None else outcome.winner.value
+
+
+def test_the_position_editor(page, web_server, dbs, game_dbs, db5_low):
+    from retro import games
+
+    db = dbs[4]
+    load(page, web_server)  # 4x4
+    page.click("#edit")
+    assert page.is_visible("#editor") and page.is_hidden("#controls")
+    page.click("#edit-clear")
+    wanted = Position.parse("E OX.. .O.. ..O. X...")
+    clicks = {"a1": 1, "b1": 2, "b2": 1, "c3": 1, "a4": 2}  # empty -> O -> X -> empty
+    for name, n in clicks.items():
+        for _ in range(n):
+            page.click(f'rect[data-square="{name}"]')
+    page.check('input[name=edit-side][value="E"]')
+    expected = value_text(db.probe(wanted))
+    page.wait_for_function("text => document.getElementById('value').textContent === text", arg=expected)
+    assert shown(page) == str(wanted)
+    assert page.is_enabled("#edit-done")
+    listed = page.eval_on_selector_all("#moves button", "bs => bs.map(b => b.dataset.move)")
+    assert listed == [str(m) for m, _ in db.moves(wanted)]
+
+    page.click('rect[data-square="a1"]')  # O -> X: two musketeers, not a position
+    bad = "E XX.. .O.. ..O. X..."
+    with pytest.raises(PositionError) as error:
+        games.get("three-musketeers").parse(bad)
+    page.wait_for_function("() => document.getElementById('edit-error').textContent !== ''")
+    assert page.text_content("#edit-error") == str(error.value)
+    assert page.text_content("#value") == "Not a position" and page.is_disabled("#edit-done")
+    page.click('rect[data-square="a1"]')
+    page.click('rect[data-square="a1"]')  # X -> empty -> O
+    page.wait_for_function("text => document.getElementById('value').textContent === text", arg=expected)
+    page.click("#edit-done")  # a new game from there
+    wait_for(page, wanted)
+    assert page.is_hidden("#editor") and moves_in_url(page) == []
+    assert parse_qs(urlparse(page.url).query)["start"] == [str(wanted).replace(" ", "_")]
+    assert page.text_content("#value") == expected
+
+    # An endgame database (5x5, up to 4 enemy men) holds no start: its button opens the
+    # editor on an empty board.
+    page.click('#boards button[data-size="5"]')
+    assert page.is_visible("#editor") and page.is_disabled("#edit-start")
+    assert page.locator("#board .piece").count() == 0
+    for name, n in {"a1": 1, "c3": 1, "e5": 1, "b1": 2, "d4": 2}.items():
+        for _ in range(n):
+            page.click(f'rect[data-square="{name}"]')
+    endgame = Position.parse("M OX... ..... ..O.. ...X. ....O")
+    with open_database(db5_low) as db5:
+        expected = value_text(db5.probe(endgame))
+    page.wait_for_function("text => document.getElementById('value').textContent === text", arg=expected)
+    page.click("#edit-cancel")  # back to the game left
+    wait_for(page, wanted)
+
+    six = games.get("six-mens-morris")  # the pieces in hand, and the side to move
+    sdb = game_dbs["six-mens-morris"]
+    page.click('#boards button[data-key="six-mens-morris"]')
+    wait_for(page, six.start())
+    page.click("#edit")
+    page.click("#edit-clear")
+    page.click('circle[data-square="a1"]')  # White's piece: one fewer in White's hand
+    page.click('circle[data-square="c2"]')
+    page.click('circle[data-square="c2"]')  # Black's
+    assert page.input_value("#hand-0") == "5" and page.input_value("#hand-1") == "5"
+    placed = six.parse("W 5 5 W.. .B. .... ... ...")
+    expected = value_text(sdb.probe(placed))
+    page.wait_for_function("text => document.getElementById('value').textContent === text", arg=expected)
+    assert shown(page) == str(placed)
+    page.fill("#hand-1", "4")
+    with pytest.raises(PositionError) as error:
+        six.parse("W 5 4 W.. .B. .... ... ...")
+    page.wait_for_function("() => document.getElementById('edit-error').textContent !== ''")
+    assert page.text_content("#edit-error") == str(error.value)
+    page.fill("#hand-0", "4")  # 4 and 4 in hand: White to place
+    fewer = six.parse("W 4 4 W.. .B. .... ... ...")
+    expected = value_text(sdb.probe(fewer))
+    page.wait_for_function("text => document.getElementById('value').textContent === text", arg=expected)
+    page.check('input[name=edit-side][value="B"]')  # but not Black
+    with pytest.raises(PositionError) as error:
+        six.parse("B 4 4 W.. .B. .... ... ...")
+    page.wait_for_function("() => document.getElementById('edit-error').textContent !== ''")
+    assert page.text_content("#edit-error") == str(error.value)
+    page.click("#edit-cancel")  # back to the game, unchanged
+    wait_for(page, six.start())
+
+
+def centre(page, name: str) -> tuple[float, float]:
+    box = page.locator(f'[data-square="{name}"]').bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_flip_and_rotate_turn_the_drawing_and_clicks_name_the_right_points(page, web_server, dbs):
+    db = dbs[4]
+    start = Position.start(4)
+    load(page, web_server)
+    a1, a4, d1 = centre(page, "a1"), centre(page, "a4"), centre(page, "d1")
+    assert a1[1] < a4[1] and a1[0] < d1[0]  # row 1 at the top, file a on the left
+    page.click("#flip")
+    assert page.get_attribute("#flip", "aria-pressed") == "true"
+    assert centre(page, "a1")[1] > centre(page, "a4")[1]  # row 1 at the bottom
+    page.click("#rotate")  # then a quarter turn clockwise: file a along the top, row 1 on the left
+    a1, a4, d1 = centre(page, "a1"), centre(page, "a4"), centre(page, "d1")
+    assert abs(a1[1] - a4[1]) < 1 and a1[0] < a4[0] and d1[1] > a1[1] and abs(d1[0] - a1[0]) < 1
+    # The coordinates turned with the board: the files' letters on the left, the rows'
+    # numbers along the top (the board spans 0..4 in the drawing's units).
+    labels = page.eval_on_selector_all("#board .coord", "ts => ts.map(t => { const b = t.getBBox(); "
+                                       "return [t.textContent, b.x + b.width, b.y + b.height]; })")
+    assert all(right < 0 for text, right, _ in labels if text.isalpha()) and len(labels) == 8
+    assert all(bottom < 0 for text, _, bottom in labels if text.isdigit())
+    move = db.moves(start)[0][0]
+    for name in (move.source, move.target):  # clicks where the points are drawn now
+        page.mouse.click(*centre(page, name))
+    wait_for(page, start.play(move))
+    page.reload()  # the view is kept for the session
+    page.wait_for_selector("#moves li")
+    assert page.get_attribute("#flip", "aria-pressed") == "true"
+
+
+def focused_point(page) -> str | None:
+    return page.evaluate("() => document.activeElement && document.activeElement.getAttribute('data-square')")
+
+
+def test_keyboard_play(page, web_server, dbs):
+    db = dbs[4]
+    start = Position.start(4)
+    load(page, web_server)
+    for _ in range(40):  # Tab to the board: its first point
+        page.keyboard.press("Tab")
+        if focused_point(page):
+            break
+    assert focused_point(page) == "a1"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1, enemy"
+    move = db.moves(start)[0][0]
+
+    def walk(frm: str, to: str) -> None:
+        for _ in range(ord(to[0]) - ord(frm[0])):
+            page.keyboard.press("ArrowRight")
+        for _ in range(ord(frm[0]) - ord(to[0])):
+            page.keyboard.press("ArrowLeft")
+        for _ in range(int(to[1]) - int(frm[1])):
+            page.keyboard.press("ArrowDown")
+        for _ in range(int(frm[1]) - int(to[1])):
+            page.keyboard.press("ArrowUp")
+        assert focused_point(page) == to
+
+    walk("a1", move.source)
+    label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert label == f"{move.source}, musketeers, can move"
+    page.keyboard.press("Enter")
+    assert page.get_attribute(f'[data-square="{move.source}"]', "aria-pressed") == "true"
+    walk(move.source, move.target)
+    page.keyboard.press(" ")
+    wait_for(page, start.play(move))
+    assert focused_point(page) == move.target  # the focus stays on the board
+    page.keyboard.press("ArrowLeft")  # on the board the arrows move between points, not through the game
+    assert moves_in_url(page) == [str(move)] and "ply 1" in page.text_content("#turn")
+    page.click("#value")  # off the board, the arrows step through the game
+    page.keyboard.press("ArrowLeft")
+    wait_for(page, start)
+
+
+def test_a_variation_is_kept_and_the_perfect_line_previewed(page, web_server, dbs):
+    db = dbs[4]
+    start = Position.start(4)
+    load(page, web_server)
+    (first, _), (other, _) = db.moves(start)[:2]
+    after = start.play(first)
+    reply = db.moves(after)[0][0]
+    page.click(f'#moves button[data-move="{first}"]')
+    wait_for(page, after)
+    page.click(f'#moves button[data-move="{reply}"]')
+    wait_for(page, after.play(reply))
+    page.click("#to-start")
+    page.click(f'#moves button[data-move="{other}"]')  # another move at ply 1
+    wait_for(page, start.play(other))
+    assert moves_in_url(page) == [str(other)]
+    variation = page.locator("#game button.variation")
+    assert variation.count() == 1 and variation.text_content() == f"(variation: {first} {reply})"
+    variation.click()  # back to the old line
+    wait_for(page, after)
+    assert moves_in_url(page) == [str(first), str(reply)]
+    assert page.get_attribute("#game button.current", "data-ply") == "1"
+    assert page.locator("#game button.variation").text_content() == f"(variation: {other})"
+    page.click("#to-end")
+    wait_for(page, after.play(reply))
+    page.go_back()  # Back and Forward keep the variations
+    page.go_forward()
+    wait_for(page, after.play(reply))
+    page.wait_for_function("() => document.querySelectorAll('#game button.variation').length === 1")
+
+    here = after.play(reply)
+    line = db.line(here)
+    page.click("#show-line")
+    page.wait_for_selector("#line li button")
+    page.click("#line li:nth-child(3) button")  # a preview of the line's third move
+    previewed = here
+    for move in line[:3]:
+        previewed = previewed.play(move)
+    wait_for(page, previewed)
+    assert page.is_visible("#preview") and f"ply 5, after {line[2]}" in page.text_content("#preview")
+    assert moves_in_url(page) == [str(first), str(reply)]
+    assert page.locator("#game button:not(.variation)").count() == 2
+    page.click(f'[data-square="{line[0].source}"]')  # no moves in a preview
+    assert "preview" in page.text_content("#message")
+    page.click("#preview-back")
+    wait_for(page, here)
+    assert page.is_hidden("#preview")
+    page.click("#line li:nth-child(1) button")
+    wait_for(page, here.play(line[0]))
+    page.keyboard.press("Escape")
+    wait_for(page, here)
+
+
+def test_wrong_clicks_are_explained(page, web_server, game_dbs):
+    from retro import games
+
+    load(page, web_server)  # 4x4: M XXXO XXXX XXOX OXXX
+    page.click('rect[data-square="a1"]')
+    assert page.text_content("#message") == "That piece is the enemy's: the musketeers are to move."
+    page.click('rect[data-square="d1"]')
+    page.click('rect[data-square="a3"]')
+    assert page.text_content("#message") == "d1 cannot go to a3."
+    end = Position.parse("E OOO X.. ...")
+    load(page, url_of(web_server, end))
+    wait_for(page, end)
+    page.click('rect[data-square="a2"]')
+    assert page.text_content("#message") == ("The game is over: the three musketeers stand in one row or "
+                                             "column: the enemy has won.")
+    ttt = games.get("tic-tac-toe")
+    load(page, url_of(web_server, ttt.start(), ["b2"], game="tic-tac-toe"))
+    page.click('rect[data-square="b2"]')
+    assert page.text_content("#message") == "That square is not empty."
+    six = games.get("six-mens-morris")
+    sliding = six.parse("B 0 0 WWW B.. .... B.. B..")
+    load(page, url_of(web_server, sliding, game="six-mens-morris"))
+    page.click('circle[data-square="c4"]')
+    assert page.text_content("#message") == ("c4 is empty: choose one of Black's pieces first, "
+                                             "then where it goes.")
+    page.click('circle[data-square="a1"]')
+    assert page.text_content("#message") == "That piece is White's: Black is to move."
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two CSS rgb() colours."""
+    def luminance(css: str) -> float:
+        channels = [int(v) / 255 for v in css[css.index("(") + 1:css.index(")")].split(",")[:3]]
+        r, g, bl = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * bl
+    hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
+    from retro import games
+
+    db = dbs[4]
+    start = Position.start(4)
+    line = db.line(start)
+    # The last move's outline: at least 3:1 against the squares it sits on and the board.
+    load(page, url_of(web_server, start, line[:1]))
+    colours = page.evaluate("""() => {
+        const style = s => getComputedStyle(document.querySelector(s));
+        return {last: style('#board .last').stroke, to: style('#board .sq.to').fill,
+                square: style('#board .sq:not(.to):not(.from)').fill};
+    }""")
+    assert contrast(colours["last"], colours["to"]) >= 3 and contrast(colours["last"], colours["square"]) >= 3
+    six = games.get("six-mens-morris")
+    load(page, url_of(web_server, six.start(), ["a1"], game="six-mens-morris"))
+    plank = page.evaluate("getComputedStyle(document.querySelector('#board .plank')).fill")
+    last = page.evaluate("getComputedStyle(document.querySelector('#board .last')).stroke")
+    assert contrast(last, plank) >= 3
+
+    # The chart's ply labels never overlap, whatever the game's length.
+    for plies in (11, 17, 24):
+        load(page, url_of(web_server, start, line[:plies]))
+        boxes = page.eval_on_selector_all(
+            "#chart text.ply", "ts => ts.map(t => [+t.textContent, t.getBBox().x, t.getBBox().width])")
+        assert boxes[0][0] == 0 and len(boxes) >= 5
+        for (_, x, w), (_, nx, _) in zip(boxes, boxes[1:]):
+            assert x + w < nx, (plies, boxes)
+
+    # A whole 5x5 position fits the position box, at the phone's width too.
+    five = "M XXXXO XXXXX XXOXX XXXXX OXXXX"
+    page.fill("#position-text", five)
+    assert page.evaluate("(i => i.scrollWidth <= i.clientWidth)(document.getElementById('position-text'))")
+
+    # "ply" explained where it first appears; the links.
+    assert page.get_attribute("#turn abbr", "title") == "a ply is one move of one side"
+    hrefs = page.eval_on_selector_all("footer a", "as => as.map(a => a.getAttribute('href'))")
+    assert {"static/README.md", "https://github.com/jlaire/3M",
+            "https://github.com/alielabridi/Weakly-Solving-Three-Musketeers-Game"} <= set(hrefs)
+    readme = page.request.get(web_server + "static/README.md")
+    assert readme.ok and readme.headers["content-type"] == "text/plain; charset=utf-8"
+    assert readme.headers["access-control-allow-origin"] == "*" and readme.text().startswith("# retro")
+    docs = page.request.get(web_server + "api/v1/docs").text()
+    assert "`" not in docs and "<code>retro probe --json</code>" in docs
+
+    phone = browser.new_page(viewport={"width": 375, "height": 640})
+    try:
+        phone.goto(url_of(web_server, start, line))
+        phone.wait_for_selector("#moves li")
+        phone.fill("#position-text", five)
+        assert phone.evaluate("(i => i.scrollWidth <= i.clientWidth)(document.getElementById('position-text'))")
+        # Stepping through a game scrolls the game list's box, never the page.
+        phone.evaluate("window.scrollTo(0, 0)")
+        phone.click("#value")
+        listed = phone.locator("#game")
+        assert phone.evaluate("(l => l.scrollHeight > l.clientHeight)(document.getElementById('game'))")
+        for key in ("Home", "ArrowRight", "ArrowRight", "End", "ArrowLeft"):
+            phone.keyboard.press(key)
+        phone.wait_for_function("ply => document.querySelector('#game .current').dataset.ply === String(ply)",
+                                arg=len(line) - 1)
+        assert phone.evaluate("window.scrollY") == 0
+        inside = phone.evaluate("""() => {
+            const l = document.getElementById('game'), b = l.querySelector('.current');
+            return b.offsetTop >= l.scrollTop && b.offsetTop + b.offsetHeight <= l.scrollTop + l.clientHeight;
+        }""")
+        assert inside and listed.evaluate("l => l.scrollTop") > 0
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    finally:
+        phone.close()

@@ -24,9 +24,11 @@ characters, bodies of at most 1 MB, read incrementally.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import math
+import re
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -75,7 +77,14 @@ SECURITY = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
+JS = "text/javascript; charset=utf-8"
+# The page's files: its modules (app.js imports the others) and its style sheet.
+STATIC = {"app.js": JS, "api.js": JS, "notation.js": JS, "board.js": JS, "chart.js": JS,
+          "style.css": "text/css; charset=utf-8"}
+# A module's imports of its neighbours, ``from './board.js'``: the server adds each
+# one's version (?v=<content tag>), so that every asset can be cached for good.
+IMPORT = re.compile(r"""(\bfrom\s*['"]\./)([\w-]+\.js)(['"])""")
+README = "README.md"  # served as a page file too: /static/README.md, plain text
 
 
 class AnswerCache:
@@ -133,6 +142,7 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     """
     secrets = service.paths
     assets, page = _static_files()
+    readme = _readme()
 
     def error(exc: BaseException, *, headers: dict | None = None) -> Response:
         status, message = public_error(exc, secrets)
@@ -257,6 +267,10 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
+        if name == README:  # its text changes only with the package: revalidated, not immutable
+            body, tag = readme
+            return _revalidated(request, body, "text/plain; charset=utf-8", {
+                "ETag": tag, "Cache-Control": PAGE_CACHE, "X-Content-Type-Options": "nosniff", **CORS})
         if name not in assets:
             return error(NotFound("no such file"))
         body, tag = assets[name]
@@ -311,6 +325,19 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     app.state.service = service
     app.state.unexpected_errors = 0  # answers that had to hide an exception (see the log)
     return app
+
+
+def _readme() -> tuple[bytes, str]:
+    """retro's README (the installed package's long description), for the page's link."""
+    try:
+        text = importlib.metadata.metadata("retro").get_payload()
+    except importlib.metadata.PackageNotFoundError:
+        text = None
+    if not text or not text.strip():
+        text = ("retro: games strongly solved by retrograde analysis. The README is not "
+                "installed with this copy.\n")
+    body = text.encode("utf-8")
+    return body, content_tag(body)
 
 
 def _revalidated(request: Request, body: bytes, media_type: str, headers: dict) -> Response:
@@ -420,12 +447,24 @@ def _float(text: str) -> float | Unwritable:
 
 
 def _static_files() -> tuple[dict[str, tuple[bytes, str]], tuple[bytes, str]]:
-    """The page's files, read once; the page names each asset by its content hash."""
+    """The page's files, read once; the page names each asset by its content hash, and
+    each module its imports likewise (an asset's tag covers the tags it names)."""
     folder = resources.files("retro.web") / "static"
-    assets = {}
+    assets: dict[str, tuple[bytes, str]] = {}
+
+    def load(name: str, importers: tuple[str, ...] = ()) -> tuple[bytes, str]:
+        if name not in assets:
+            if name not in STATIC or name in importers:
+                raise ValueError(f"static/{importers[-1]} imports {name}: not a page file, or a cycle")
+            body = (folder / name).read_bytes()
+            if name.endswith(".js"):
+                body = IMPORT.sub(lambda m: m[1] + m[2] + "?v=" + load(m[2], (*importers, name))[1].strip('"')
+                                  + m[3], body.decode("utf-8")).encode("utf-8")
+            assets[name] = (body, content_tag(body, 16))
+        return assets[name]
+
     for name in STATIC:
-        body = (folder / name).read_bytes()
-        assets[name] = (body, content_tag(body, 16))
+        load(name)
     html = (folder / "index.html").read_text(encoding="utf-8")
     for name, (_, tag) in assets.items():
         html = html.replace(f'"static/{name}"', f'"static/{name}?v={tag.strip(chr(34))}"')

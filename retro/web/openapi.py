@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 from .. import __version__
 
@@ -172,6 +173,11 @@ def openapi() -> dict:
     }
 
 
+def _prose(text: str) -> str:
+    """``text`` as HTML: escaped, with its `backticks` as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def docs_html(spec: dict) -> str:
     """A small self-contained page describing the API, made from ``spec``."""
     e = html.escape
@@ -183,7 +189,7 @@ def docs_html(spec: dict) -> str:
             url = path + (f"?{query}" if query else "")
             rows = "".join(
                 f"<tr><td><code>{e(p['name'])}</code>{'' if p['required'] else ' (optional)'}</td>"
-                f"<td>{e(p['description'])}</td></tr>" for p in params)
+                f"<td>{_prose(p['description'])}</td></tr>" for p in params)
             example = ""
             if method == "get":
                 example = f'<p>Try: <a href="{e(url)}"><code>GET {e(url)}</code></a></p>'
@@ -194,7 +200,7 @@ def docs_html(spec: dict) -> str:
             codes = ", ".join(op["responses"])
             parts.append(
                 f"<section><h2><span class=m>{method.upper()}</span> <code>{e(path)}</code></h2>"
-                f"<p><b>{e(op['summary'])}.</b> {e(op.get('description', ''))}</p>"
+                f"<p><b>{e(op['summary'])}.</b> {_prose(op.get('description', ''))}</p>"
                 + (f"<table>{rows}</table>" if rows else "") + example
                 + f"<p class=codes>Statuses: {e(codes)}</p></section>")
     style = ("body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;"
@@ -207,7 +213,8 @@ def docs_html(spec: dict) -> str:
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8>"
             f"<meta name=viewport content='width=device-width,initial-scale=1'>"
             f"<title>retro API v1</title><style>{style}</style></head><body>"
-            f"<h1>{e(info['title'])}</h1><p>API v1, retro {e(info['version'])}. {e(info['description'])} "
+            f"<h1>{e(info['title'])}</h1><p>API v1, retro {e(info['version'])}. "
+            f"{_prose(info['description'])} "
             f"Errors are <code>{{\"error\": \"...\"}}</code>. The machine-readable document: "
             f"<a href='/api/v1/openapi.json'>/api/v1/openapi.json</a>; the board: <a href='/'>/</a>.</p>"
             + "".join(parts) + "</body></html>")

@@ -1,889 +1,1181 @@
-/* retro: the page of `retro serve`. Plain JavaScript, no build step, no CDN.
+/* retro: the page of `retro serve`. Plain JavaScript (native modules), no build step, no CDN.
  *
  * The page knows no rules: every legal move, where it leads and every value come
  * from the JSON API (/api/v1/probe, /api/v1/play, /api/v1/line); every game's board
  * (squares of a grid, or points joined by lines), its sides and its pieces come from
- * /api/v1/info. It only reads the notation to draw the board: the side to move, the
- * pieces in hand (morris), then one character per point in the order info lists the
- * points; and a move's squares: `from-to`, a placement `to`, a removal `...xsquare`.
+ * /api/v1/info. It reads the notation only to draw a board and to write one in the
+ * editor (notation.js).
  *
- * The URL holds the game: ?start=<position>&moves=e1-e2,d1-e1[&ply=N][&play=<side>&seed=S][&game=<name>].
+ * The modules: api.js (requests), notation.js (positions, moves and values in words),
+ * board.js (drawing and operating a board), chart.js (the game's chart), and this one:
+ * the game (a tree of moves: every continuation played stays a variation), the modes
+ * (explore; play a side against the perfect player, values hidden until asked for),
+ * the position editor, and the page's wiring.
+ *
+ * The URL holds the current line of the game:
+ * ?start=<position>&moves=e1-e2,d1-e1[&ply=N][&play=<side>&seed=S][&game=<name>].
  */
-(function () {
-  'use strict';
 
-  var SVG = 'http://www.w3.org/2000/svg';
-  var $ = function (id) { return document.getElementById(id); };
-  var MOVE = /^(?:([a-e][1-5])-)?([a-e][1-5])(?:x([a-e][1-5]))?$/;
+import {ApiError, api, linkText, probe} from './api.js';
+import {drawBoard} from './board.js';
+import {drawChart} from './chart.js';
+import {
+  capitalize, code, compose, kind, otherSide, parseMove, possessive, rank, readPosition, sideIs, sideOf,
+  tone, words,
+} from './notation.js';
 
-  // --- the API -------------------------------------------------------------------------
+const $ = (id) => document.getElementById(id);
+const PLY = 'a ply is one move of one side';
+const SHOW_VALUES = 'retro.show-values';  // sessionStorage: values shown while playing
 
-  function ApiError(message, status) {
-    this.message = message;
-    this.status = status;
+// --- boards ----------------------------------------------------------------------------
+
+let boards = [];  // from /api/v1/info
+
+/** The board (game) an answer belongs to: Three Musketeers' answers name their size,
+ *  the others their game. */
+function boardOf(answer) {
+  return boards.find((b) => (answer.game ? b.full_name === answer.game
+    : b.size === answer.size && b.game === 'three-musketeers')) || null;
+}
+
+function currentBoard() {
+  if (editor) return editor.board;
+  const here = current();
+  return here ? boardOf(here) : null;
+}
+
+/** The board a new visit opens: the largest Three Musketeers board whose database
+ *  holds its start, else the first board holding its start. */
+function defaultBoard() {
+  const withStart = boards.filter((b) => b.start);
+  const musketeers = withStart.filter((b) => b.game === 'three-musketeers')
+    .reduce((a, b) => (!a || b.size > a.size ? b : a), null);
+  return musketeers || withStart[0] || null;
+}
+
+/** The ``game`` parameter a board's requests carry (its registry name). */
+function gameParam(board) { return board ? board.game : null; }
+
+// --- the game: a tree of moves ------------------------------------------------------------
+
+/** A position of the game: the move that led there (null at the root), its probe
+ *  answer, the moves played from it (children) and which of them the current line
+ *  follows (next). A move played where another was played before adds a child: the
+ *  old continuation stays, a variation to go back to. */
+class Node {
+  constructor(move, answer, parent) {
+    this.move = move;
+    this.answer = answer;
+    this.parent = parent;
+    this.children = [];
+    this.next = null;
   }
 
-  /** Position text with "_" between its groups: readable in URLs. */
-  function linkText(text) { return text.trim().split(/\s+/).join('_'); }
+  child(move) { return this.children.find((c) => c.move === move) || null; }
 
-  function api(path, params) {
-    var query = Object.keys(params).filter(function (k) { return params[k] !== null && params[k] !== undefined; })
-      .map(function (k) { return k + '=' + encodeURIComponent(String(params[k])); }).join('&');
-    return fetch('api/v1/' + path + (query ? '?' + query : ''), {headers: {Accept: 'application/json'}})
-      .catch(function () { throw new ApiError('the server cannot be reached', 0); })
-      .then(function (response) {
-        return response.json().catch(function () { return null; }).then(function (data) {
-          if (!response.ok) {
-            throw new ApiError((data && data.error) || ('the server answered ' + response.status), response.status);
-          }
-          return data;
-        });
+  add(move, answer) {
+    const node = new Node(move, answer, this);
+    this.children.push(node);
+    return node;
+  }
+
+  depth() { return this.parent ? this.parent.depth() + 1 : 0; }
+}
+
+let root = null;  // the game's first position
+let line = [];  // the current line: root, then each node it follows
+const state = {start: null, moves: [], at: 0, mode: 'explore', seed: null, game: null};
+const view = {selected: null, placing: null, hover: null, hint: null, busy: false, line: null, preview: null};
+let editor = null;  // the position editor, while open
+let showValues = recall(SHOW_VALUES) === '1';
+const orientations = {};  // board key -> {flip, quarter}: how the viewer turned it
+let epoch = 0;  // bumped by every change of game: late answers of an older one are dropped
+
+/** The current line from the tree, and the fields the rest of the page reads. */
+function syncLine() {
+  line = [root];
+  for (let node = root; node.next; node = node.next) line.push(node.next);
+  state.start = root.answer.position;
+  state.moves = line.slice(1).map((n) => n.move);
+}
+
+function current() { return line[state.at] ? line[state.at].answer : undefined; }
+function answers() { return line.map((n) => n.answer); }
+function last() { return line.length - 1; }
+
+function humanSide() { return state.mode === 'explore' ? null : state.mode; }
+function computerSide() {
+  const human = humanSide();
+  const here = current();
+  const board = here && boardOf(here);
+  if (human === null || !board) return null;
+  return otherSide(board, human).name;
+}
+function canMove() {
+  const here = current();
+  if (!here || here.over || view.busy || view.preview || editor) return false;
+  return humanSide() === null || here.side === humanSide();
+}
+
+/** Values (the value line, the moves' marks, the chart, the targets' colours) are
+ *  hidden in a game against the computer until the player asks for them. */
+function valuesShown() { return humanSide() === null || showValues; }
+
+/** The session's storage, which a browser may refuse (private modes, sandboxes): then
+ *  the page simply forgets. */
+function recall(key) {
+  try { return sessionStorage.getItem(key); } catch (e) { return null; }
+}
+
+function remember(key, value) {
+  try { sessionStorage.setItem(key, value); } catch (e) { /* forgotten at the next visit */ }
+}
+
+function orientation(board) {
+  if (!orientations[board.key]) {
+    let saved = null;
+    try { saved = JSON.parse(recall('retro.orient.' + board.key)); } catch (e) { saved = null; }
+    orientations[board.key] = saved && typeof saved.flip === 'boolean' && saved.quarter >= 0 && saved.quarter < 4
+      ? saved : {flip: false, quarter: 0};
+  }
+  return orientations[board.key];
+}
+
+function randomSeed() { return String(Math.floor(Math.random() * 1e9)); }
+
+// --- the URL -----------------------------------------------------------------------------
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  const start = (q.get('start') || '').replace(/_/g, ' ').trim();
+  const ply = q.get('ply');
+  const play = q.get('play');
+  const name = q.get('game');
+  return {
+    start: start || null,
+    moves: (q.get('moves') || '').split(',').map((m) => m.trim()).filter(Boolean),
+    at: ply !== null && /^\d{1,3}$/.test(ply) ? parseInt(ply, 10) : null,
+    mode: play && /^[A-Za-z]{1,20}$/.test(play) ? play : 'explore',
+    seed: /^\d{1,18}$/.test(q.get('seed') || '') ? q.get('seed') : null,
+    game: name && /^[a-z-]{1,40}$/.test(name) ? name : null,
+  };
+}
+
+function urlOf() {
+  const parts = ['start=' + encodeURIComponent(linkText(state.start))];
+  if (state.moves.length) parts.push('moves=' + state.moves.join(','));
+  if (state.at !== last()) parts.push('ply=' + state.at);
+  if (state.mode !== 'explore') parts.push('play=' + state.mode, 'seed=' + state.seed);
+  if (state.game) parts.push('game=' + state.game);
+  return '?' + parts.join('&');
+}
+
+/** New moves and new games get a history entry (Back undoes them); stepping replaces it. */
+function saveUrl(push) {
+  const url = urlOf();
+  if (url === location.search) return;
+  history[push ? 'pushState' : 'replaceState'](null, '', url);
+}
+
+// --- loading games -------------------------------------------------------------------------
+
+/** The path of nodes from ``start`` along ``moves`` (probing each new position), in the
+ *  current tree when it starts there (Back and Forward keep the variations), else in a
+ *  new one; stops before a move that is not legal. */
+function resolve(start, moves, name) {
+  return probe(start, name).then((first) => {
+    const same = root && state.game === name && root.answer.position === first.position;
+    const tree = same ? root : new Node(null, first, null);
+    const path = [tree];
+    const step = (i) => {
+      const node = path[path.length - 1];
+      if (i >= moves.length) return {path: path, bad: null};
+      const known = node.child(moves[i]);
+      if (known) { path.push(known); return step(i + 1); }
+      const move = node.answer.moves.find((m) => m.move === moves[i]);
+      if (!move) return {path: path, bad: moves[i]};
+      return probe(move.position, name).then((next) => {
+        path.push(node.child(moves[i]) || node.add(moves[i], next));
+        return step(i + 1);
       });
-  }
-
-  var probes = new Map();  // game + position text -> promise of its probe answer
-
-  /** The probe answer of a position, in ``game``'s notation (a game's name), or in the
-   *  notation of whatever game reads it (null). */
-  function probe(text, game) {
-    var key = (game || '') + '|' + text;
-    var known = probes.get(key);
-    if (known) return known;
-    var promise = api('probe', {position: linkText(text), game: game}).then(function (answer) {
-      if (answer.position !== text) probes.set((game || '') + '|' + answer.position, promise);
-      return answer;
-    });
-    promise.catch(function () { probes.delete(key); });
-    probes.set(key, promise);
-    return promise;
-  }
-
-  // --- boards and games -------------------------------------------------------------------
-
-  var boards = [];  // from /api/v1/info
-
-  /** The board (game) an answer belongs to: Three Musketeers' answers name their size,
-   *  the others their game. */
-  function boardOf(answer) {
-    return boards.find(function (b) {
-      return answer.game ? b.full_name === answer.game : b.size === answer.size && b.game === 'three-musketeers';
-    }) || null;
-  }
-
-  function currentBoard() { var here = current(); return here ? boardOf(here) : null; }
-
-  function sideOf(board, name) {
-    return board.sides.find(function (s) { return s.name === name; }) || {name: name, title: name, letter: '?'};
-  }
-
-  /** 's0', 's1' or 'd': who an outcome favours, for colours. */
-  function tone(board, outcome) {
-    if (outcome.winner === null || outcome.winner === undefined) return 'd';
-    return board.sides[0].name === outcome.winner ? 's0' : 's1';
-  }
-
-  function code(board, outcome) {
-    if (outcome.winner === null || outcome.winner === undefined) return 'D';
-    return sideOf(board, outcome.winner).letter + outcome.plies;
-  }
-
-  function words(board, outcome) {
-    if (outcome.winner === null || outcome.winner === undefined) return 'a draw';
-    var side = sideOf(board, outcome.winner);
-    if (outcome.plies === 0) return side.title + (side.plural ? ' have won' : ' has won');
-    return side.title + (side.plural ? ' win' : ' wins') + ' in ' + outcome.plies + (outcome.plies === 1 ? ' ply' : ' plies');
-  }
-
-  /** The pieces on the board and in hand: {side, cells: {point: char}, hands: [w, b] | null}. */
-  function readPosition(board, text) {
-    var tokens = text.trim().split(/\s+/);
-    var geometry = board.geometry;
-    var skip = geometry.hands ? 2 : 0;
-    var chars = tokens.slice(1 + skip).join('');
-    var cells = {};
-    geometry.points.forEach(function (point, i) { cells[point.name] = chars[i] || '.'; });
-    return {side: tokens[0], cells: cells, hands: geometry.hands ? [tokens[1], tokens[2]] : null};
-  }
-
-  function parseMove(text) {
-    var m = MOVE.exec(text);
-    return m ? {from: m[1] || null, to: m[2], remove: m[3] || null} : {from: null, to: null, remove: null};
-  }
-
-  // --- state ---------------------------------------------------------------------------
-
-  var state = {start: null, moves: [], at: 0, mode: 'explore', seed: null, game: null};
-  var game = {positions: [], answers: []};  // position text and probe answer after each move
-  var view = {selected: null, placing: null, hover: null, hint: null, busy: false, line: null};
-  var epoch = 0;  // bumped by every change of game: late answers of an older one are dropped
-
-  function current() { return game.answers[state.at]; }
-  function last() { return state.moves.length; }
-
-  function humanSide() { return state.mode === 'explore' ? null : state.mode; }
-  function computerSide() {
-    var human = humanSide();
-    var board = currentBoard();
-    if (human === null || !board) return null;
-    return board.sides[0].name === human ? board.sides[1].name : board.sides[0].name;
-  }
-  function canMove() {
-    var here = current();
-    if (!here || here.over || view.busy) return false;
-    return humanSide() === null || here.side === humanSide();
-  }
-
-  function randomSeed() { return String(Math.floor(Math.random() * 1e9)); }
-
-  function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
-
-  // --- the URL -----------------------------------------------------------------------------
-
-  function readUrl() {
-    var q = new URLSearchParams(location.search);
-    var start = (q.get('start') || '').replace(/_/g, ' ').trim();
-    var ply = q.get('ply');
-    var play = q.get('play');
-    var name = q.get('game');
-    return {
-      start: start || null,
-      moves: (q.get('moves') || '').split(',').map(function (m) { return m.trim(); }).filter(Boolean),
-      at: ply !== null && /^\d{1,3}$/.test(ply) ? parseInt(ply, 10) : null,
-      mode: play && /^[A-Za-z]{1,20}$/.test(play) ? play : 'explore',
-      seed: /^\d{1,18}$/.test(q.get('seed') || '') ? q.get('seed') : null,
-      game: name && /^[a-z-]{1,40}$/.test(name) ? name : null
     };
+    return step(0);
+  });
+}
+
+/** Make ``path`` (root first) the current line: it ends where the path ends. */
+function follow(path) {
+  path.forEach((node, i) => { node.next = path[i + 1] || null; });
+  root = path[0];
+  syncLine();
+}
+
+function loadFromUrl() {
+  const mine = ++epoch;
+  const wanted = readUrl();
+  const fallback = defaultBoard();
+  const start = wanted.start || (fallback && fallback.start);
+  let name = wanted.start ? wanted.game : gameParam(fallback);
+  if (!start) {  // only endgame databases, which do not hold a start: ask for a position
+    say('This server holds endgame databases only: compose a position (choose a board above) or paste one ' +
+      'in the Position box.');
+    return Promise.resolve();
   }
-
-  function urlOf() {
-    var parts = ['start=' + encodeURIComponent(linkText(state.start))];
-    if (state.moves.length) parts.push('moves=' + state.moves.join(','));
-    if (state.at !== last()) parts.push('ply=' + state.at);
-    if (state.mode !== 'explore') parts.push('play=' + state.mode, 'seed=' + state.seed);
-    if (state.game) parts.push('game=' + state.game);
-    return '?' + parts.join('&');
-  }
-
-  /** New moves and new games get a history entry (Back undoes them); stepping replaces it. */
-  function saveUrl(push) {
-    var url = urlOf();
-    if (url === location.search) return;
-    history[push ? 'pushState' : 'replaceState'](null, '', url);
-  }
-
-  // --- loading games -------------------------------------------------------------------------
-
-  /** Probe the start and every move in turn; stops before a move that is not legal. */
-  function resolve(start, moves, name) {
-    return probe(start, name).then(function (first) {
-      var out = {positions: [first.position], answers: [first], moves: [], bad: null};
-      var step = function (i) {
-        if (i >= moves.length) return out;
-        var here = out.answers[i];
-        var move = here.moves.find(function (m) { return m.move === moves[i]; });
-        if (!move) { out.bad = moves[i]; return out; }
-        return probe(move.position, name).then(function (next) {
-          out.positions.push(next.position);
-          out.answers.push(next);
-          out.moves.push(moves[i]);
-          return step(i + 1);
-        });
-      };
-      return step(0);
-    });
-  }
-
-  /** The board a new visit opens: the largest Three Musketeers board whose database
-   *  holds its start, else the first board holding its start. */
-  function defaultBoard() {
-    var withStart = boards.filter(function (b) { return b.start; });
-    var musketeers = withStart.filter(function (b) { return b.game === 'three-musketeers'; })
-      .reduce(function (a, b) { return !a || b.size > a.size ? b : a; }, null);
-    return musketeers || withStart[0] || null;
-  }
-
-  /** The ``game`` parameter a board's requests carry (its registry name). */
-  function gameParam(board) { return board ? board.game : null; }
-
-  function loadFromUrl() {
-    var mine = ++epoch;
-    var wanted = readUrl();
-    var fallback = defaultBoard();
-    var start = wanted.start || (fallback && fallback.start);
-    var name = wanted.start ? wanted.game : gameParam(fallback);
-    if (!start) {  // only endgame databases, which do not hold a start: ask for a position
-      say('This server holds endgame databases only: paste a position in the Position box.');
-      return Promise.resolve();
-    }
-    return resolve(start, wanted.moves, name).catch(function (error) {
-      notationError('The link\'s position: ' + error.message);
-      if (!fallback) throw error;
-      name = gameParam(fallback);
-      return resolve(fallback.start, [], name);
-    }).then(function (got) {
-      if (mine !== epoch) return;
-      view.busy = false;
-      game = {positions: got.positions, answers: got.answers};
-      state.start = got.positions[0];
-      state.moves = got.moves;
-      state.at = wanted.at === null ? last() : Math.max(0, Math.min(wanted.at, last()));
-      state.game = name;
-      var board = boardOf(got.answers[0]);
-      var sides = board ? board.sides.map(function (s) { return s.name; }) : [];
-      state.mode = sides.indexOf(wanted.mode) >= 0 ? wanted.mode : 'explore';
-      state.seed = wanted.seed || (state.mode === 'explore' ? null : randomSeed());
-      resetView();
-      if (got.bad) say('The move ' + got.bad + ' of the link is not legal there: the game stops before it.', true);
-      render();
-      if (got.bad || !wanted.start) saveUrl(false);
-      computerTurn();
-    }).catch(function (error) { say(error.message, true); });
-  }
-
-  function newGame(answer, push, name) {
-    epoch++;
+  return resolve(start, wanted.moves, name).catch((error) => {
+    notationError('The link\'s position: ' + error.message);
+    if (!fallback) throw error;
+    name = gameParam(fallback);
+    root = null;
+    return resolve(fallback.start, [], name);
+  }).then((got) => {
+    if (mine !== epoch) return;
     view.busy = false;
-    game = {positions: [answer.position], answers: [answer]};
-    state.start = answer.position;
-    state.moves = [];
-    state.at = 0;
-    if (name !== undefined) state.game = name;
-    var board = boardOf(answer);
-    if (board && state.mode !== 'explore' && !board.sides.some(function (s) { return s.name === state.mode; })) {
-      state.mode = 'explore';
-    }
+    state.game = name;
+    follow(got.path);
+    state.at = wanted.at === null ? last() : Math.max(0, Math.min(wanted.at, last()));
+    const board = boardOf(root.answer);
+    const sides = board ? board.sides.map((s) => s.name) : [];
+    state.mode = sides.indexOf(wanted.mode) >= 0 ? wanted.mode : 'explore';
+    state.seed = wanted.seed || (state.mode === 'explore' ? null : randomSeed());
     resetView();
-    say('');
+    if (got.bad) say('The move ' + got.bad + ' of the link is not legal there: the game stops before it.', true);
     render();
-    saveUrl(push !== false);
-    computerTurn();
+    if (got.bad || !wanted.start) saveUrl(false);
+    computerTurn(false);
+  }).catch((error) => say(error.message, true));
+}
+
+function newGame(answer, push, name) {
+  epoch++;
+  view.busy = false;
+  root = new Node(null, answer, null);
+  syncLine();
+  state.at = 0;
+  if (name !== undefined) state.game = name;
+  const board = boardOf(answer);
+  if (board && state.mode !== 'explore' && !board.sides.some((s) => s.name === state.mode)) {
+    state.mode = 'explore';
   }
+  resetView();
+  say('');
+  render();
+  saveUrl(push !== false);
+  computerTurn(false);
+}
 
-  function resetView() {
-    view.selected = null;
-    view.placing = null;
-    view.hover = null;
-    view.hint = null;
-    view.line = null;
-  }
+function resetView() {
+  view.selected = null;
+  view.placing = null;
+  view.hover = null;
+  view.hint = null;
+  view.line = null;
+  view.preview = null;
+}
 
-  // --- moving ---------------------------------------------------------------------------
+// --- moving ---------------------------------------------------------------------------
 
-  /** Play a legal move of the current position (from the API's list); false for any other. */
-  function play(moveText, byComputer) {
-    var here = current();
-    var move = here && !here.over && here.moves.find(function (m) { return m.move === moveText; });
-    if (!move) return Promise.resolve(false);
-    var mine = ++epoch;
-    view.busy = true;
-    return probe(move.position, state.game).then(function (next) {
-      if (mine !== epoch) return false;
-      state.moves = state.moves.slice(0, state.at).concat([moveText]);
-      game.positions = game.positions.slice(0, state.at + 1).concat([next.position]);
-      game.answers = game.answers.slice(0, state.at + 1).concat([next]);
-      state.at += 1;
-      view.busy = false;
-      resetView();
-      say(byComputer ? 'The computer played ' + moveText + '.' : '');
-      render();
-      saveUrl(!byComputer);  // the computer's answer shares the entry of the move it answers
-      return true;
-    }, function (error) {
-      if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
-      return false;
-    });
-  }
-
-  function humanMove(moveText) {
-    if (!canMove()) return;
-    play(moveText, false).then(function (moved) { if (moved) computerTurn(); });
-  }
-
-  /** In a game against the computer, at the end of the game and on its turn: its move. */
-  function computerTurn() {
-    var here = current();
-    if (!here || computerSide() === null || here.over || here.side !== computerSide() || state.at !== last()) return;
-    var mine = epoch;
-    view.busy = true;
-    say('The computer is thinking…');
-    render();
-    api('play', {position: linkText(here.position), seed: state.seed, game: state.game}).then(function (reply) {
-      if (mine !== epoch) return;
-      view.busy = false;
-      return play(reply.move, true);
-    }).catch(function (error) {
-      if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
-    });
-  }
-
-  function go(ply) {
-    ply = Math.max(0, Math.min(ply, last()));
-    if (ply === state.at || view.busy) return;
-    state.at = ply;
+/** Play a legal move of the current position (from the API's list); false for any
+ *  other. A move already played here follows its old continuation again. */
+function play(moveText, byComputer) {
+  const here = current();
+  const move = here && !here.over && here.moves.find((m) => m.move === moveText);
+  if (!move) return Promise.resolve(false);
+  const node = line[state.at];
+  const known = node.child(moveText);
+  const mine = ++epoch;
+  view.busy = true;
+  return (known ? Promise.resolve(known.answer) : probe(move.position, state.game)).then((next) => {
+    if (mine !== epoch) return false;
+    node.next = node.child(moveText) || node.add(moveText, next);
+    syncLine();
+    state.at += 1;
+    view.busy = false;
     resetView();
-    say('');
+    say(byComputer ? 'The computer played ' + moveText + '.' : '');
     render();
-    saveUrl(false);
-  }
+    saveUrl(!byComputer);  // the computer's answer shares the entry of the move it answers
+    return true;
+  }, (error) => {
+    if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
+    return false;
+  });
+}
 
-  /** Undo and redo step one ply, or in a game against the computer to the player's next turn. */
-  function undo() {
-    var target = state.at - 1;
-    var human = humanSide();
-    if (human !== null) while (target > 0 && game.answers[target].side !== human) target--;
-    go(target);
-  }
+function humanMove(moveText) {
+  if (!canMove()) return;
+  play(moveText, false).then((moved) => { if (moved) computerTurn(true); });
+}
 
-  function redo() {
-    var target = state.at + 1;
-    var human = humanSide();
-    if (human !== null) while (target < last() && game.answers[target].side !== human) target++;
-    go(target);
-  }
+/** In a game against the computer, on its turn: its move. ``answering``: right after
+ *  the player's move, wherever it was played; otherwise only at the end of the line
+ *  (stepping back through a game does not make the computer play). */
+function computerTurn(answering) {
+  const here = current();
+  if (editor || !here || computerSide() === null || here.over || here.side !== computerSide()) return;
+  if (!answering && state.at !== last()) return;
+  const mine = epoch;
+  view.busy = true;
+  say('The computer is thinking…');
+  render();
+  api('play', {position: linkText(here.position), seed: state.seed, game: state.game}).then((reply) => {
+    if (mine !== epoch) return;
+    view.busy = false;
+    return play(reply.move, true);
+  }).catch((error) => {
+    if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
+  });
+}
 
-  /** The legal moves matching a chosen source (null: a placement) and target. */
-  function movesTo(from, to) {
-    return current().moves.filter(function (m) {
-      var p = parseMove(m.move);
-      return p.from === from && p.to === to;
-    });
-  }
+function go(ply) {
+  ply = Math.max(0, Math.min(ply, last()));
+  if ((ply === state.at && !view.preview) || view.busy || editor) return;
+  state.at = ply;
+  resetView();
+  say('');
+  render();
+  saveUrl(false);
+}
 
-  /** A click on a point: choose a piece, its target, or (when a mill removes a piece)
-   *  the piece to remove; a placement is a click on its point. */
-  function onSquare(name) {
-    if (!canMove()) return;
-    var here = current();
-    if (view.placing) {  // a move that removes: which piece
-      var removing = view.placing.find(function (m) { return parseMove(m.move).remove === name; });
-      if (removing) { humanMove(removing.move); return; }
+/** Undo and redo step one ply, or in a game against the computer to the player's next turn. */
+function undo() {
+  let target = state.at - 1;
+  const human = humanSide();
+  if (human !== null) while (target > 0 && line[target].answer.side !== human) target--;
+  go(target);
+}
+
+function redo() {
+  let target = state.at + 1;
+  const human = humanSide();
+  if (human !== null) while (target < last() && line[target].answer.side !== human) target++;
+  go(target);
+}
+
+/** Follow a variation: the line goes through ``node`` (and on along its own next moves). */
+function switchTo(node) {
+  if (view.busy || editor) return;
+  node.parent.next = node;
+  syncLine();
+  state.at = node.depth();
+  resetView();
+  say('Variation: ' + state.moves.slice(node.parent.depth()).join(' ') + '.');
+  render();
+  saveUrl(true);
+}
+
+/** The legal moves matching a chosen source (null: a placement) and target. */
+function movesTo(from, to) {
+  return current().moves.filter((m) => {
+    const p = parseMove(m.move);
+    return p.from === from && p.to === to;
+  });
+}
+
+/** A click (or Enter) on a point: choose a piece, its target, or (when a move removes a
+ *  piece) the piece to remove; a placement is a click on its point. A click that does
+ *  nothing says why, from the moves and the pieces alone. */
+function onPoint(name) {
+  if (editor) { cycle(name); return; }
+  if (view.preview) { say('This is a preview of the perfect line: “Back to the game” to move.', 'warn'); return; }
+  const here = current();
+  if (!here || view.busy) return;
+  if (here.over) { say('The game is over: ' + here.result + '.', 'warn'); return; }
+  if (humanSide() !== null && here.side !== humanSide()) { say('It is the computer’s move.', 'warn'); return; }
+  if (view.placing) {  // a move that removes: which piece
+    const removing = view.placing.find((m) => parseMove(m.move).remove === name);
+    if (removing) { humanMove(removing.move); return; }
+    if (parseMove(view.placing[0].move).to === name) {  // the same point again: choose another move
       view.placing = null;
       view.selected = null;
-      drawBoard();
+      say('');
+      paintBoard();
       return;
     }
-    var choose = function (candidates) {
-      if (candidates.length === 1) { humanMove(candidates[0].move); return true; }
-      if (candidates.length > 1) { view.placing = candidates; drawBoard(); say('Choose the piece to remove.'); return true; }
-      return false;
-    };
-    if (view.selected) {
-      if (choose(movesTo(view.selected, name))) return;
-      if (name === view.selected) { view.selected = null; drawBoard(); return; }
-    }
-    if (choose(movesTo(null, name))) return;
-    if (here.moves.some(function (m) { return parseMove(m.move).from === name; })) {
-      view.selected = name;
-      drawBoard();
-    }
-    // any other click is a wrong click: nothing changes
+    say(name + ' cannot be removed: choose one of the ringed pieces (Esc: another move).', 'warn');
+    return;
   }
-
-  // --- drawing -------------------------------------------------------------------------
-
-  function el(name, attrs, parent) {
-    var node = document.createElementNS(SVG, name);
-    for (var key in attrs) node.setAttribute(key, attrs[key]);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
-
-  function html(tag, attrs, text) {
-    var node = document.createElement(tag);
-    for (var key in attrs || {}) {
-      if (key === 'class') node.className = attrs[key];
-      else node.setAttribute(key, attrs[key]);
+  const choose = (candidates) => {
+    if (candidates.length === 1) { humanMove(candidates[0].move); return true; }
+    if (candidates.length > 1) {
+      view.placing = candidates;
+      say('Choose the piece to remove.');
+      paintBoard();
+      return true;
     }
-    if (text !== undefined) node.textContent = text;
-    return node;
+    return false;
+  };
+  if (view.selected) {
+    if (choose(movesTo(view.selected, name))) return;
+    if (name === view.selected) { view.selected = null; say(''); paintBoard(); return; }
   }
-
-  function centres(board) {
-    var out = {};
-    board.geometry.points.forEach(function (p) { out[p.name] = {x: p.x + 0.5, y: p.y + 0.5}; });
-    return out;
+  if (choose(movesTo(null, name))) return;
+  if (here.moves.some((m) => parseMove(m.move).from === name)) {
+    view.selected = name;
+    say('');
+    paintBoard();
+    return;
   }
+  say(whyNot(boardOf(here), here, name), 'warn');
+}
 
-  function arrow(svg, at, move, kind) {
-    var p = parseMove(move);
-    if (!p.to) return;
-    if (!p.from) {  // a placement: a ring on its point
-      el('circle', {cx: at[p.to].x, cy: at[p.to].y, r: 0.3, 'class': 'arrow ' + kind}, svg);
-    } else {
-      var a = at[p.from];
-      var b = at[p.to];
-      var dx = b.x - a.x;
-      var dy = b.y - a.y;
-      var length = Math.sqrt(dx * dx + dy * dy);
-      var ux = dx / length;
-      var uy = dy / length;
-      var tip = {x: b.x - ux * 0.18, y: b.y - uy * 0.18};
-      el('line', {x1: a.x + ux * 0.18, y1: a.y + uy * 0.18, x2: tip.x - ux * 0.16, y2: tip.y - uy * 0.16,
-        'class': 'arrow ' + kind}, svg);
-      var px = -uy * 0.17;
-      var py = ux * 0.17;
-      el('polygon', {points: [tip.x + ux * 0.06, tip.y + uy * 0.06, tip.x - ux * 0.2 + px, tip.y - uy * 0.2 + py,
-        tip.x - ux * 0.2 - px, tip.y - uy * 0.2 - py].join(' '), 'class': 'arrow-head ' + kind}, svg);
+/** Why a click on ``name`` plays nothing: what the legal moves and the pieces say. */
+function whyNot(board, here, name) {
+  const pos = readPosition(board, here.position);
+  const mover = sideOf(board, here.side);
+  const piece = board.geometry.pieces[pos.cells[name]];
+  const placing = here.moves.some((m) => !parseMove(m.move).from);
+  const point = board.geometry.kind === 'grid' ? 'square' : 'point';
+  if (piece && placing) return 'That ' + point + ' is not empty.';
+  if (view.selected && !(piece && piece.side === here.side)) return view.selected + ' cannot go to ' + name + '.';
+  if (piece && piece.side !== here.side) {
+    return 'That piece is ' + possessive(sideOf(board, piece.side)) + ': ' + sideIs(mover) + ' to move.';
+  }
+  if (piece) return 'The piece on ' + name + ' cannot move.';
+  if (placing) return 'No move places a piece on ' + name + '.';
+  return name + ' is empty: choose one of ' + possessive(mover) + ' pieces first, then where it goes.';
+}
+
+// --- the position editor -----------------------------------------------------------------
+
+/** Open the editor on ``board`` with ``text`` (a position of it), or an empty board. */
+function openEditor(board, text) {
+  const pos = text ? readPosition(board, text) : null;
+  const cells = {};
+  board.geometry.points.forEach((p) => { cells[p.name] = pos ? pos.cells[p.name] : '.'; });
+  const full = board.geometry.pieces_per_side || 0;
+  const letters = board.sides.map((s) => s.letter);
+  editor = {
+    board: board, cells: cells,
+    letter: pos && letters.indexOf(pos.side) >= 0 ? pos.side : letters[0],
+    hands: pos && pos.hands ? pos.hands.slice() : [full, full],
+    taken: {},  // point -> the side whose hand its piece came out of (see cycle)
+    answer: null, error: '', epoch: 0,
+  };
+  epoch++;  // a computer's move on its way belongs to the game left behind
+  view.busy = false;
+  view.selected = view.placing = view.hint = view.hover = view.preview = null;
+  drawEditorSides();
+  say('');
+  probeEditor();
+}
+
+function editorText() { return compose(editor.board, editor.letter, editor.cells, editor.hands); }
+
+/** The value of the setup, live: the API's answer, or its error when the setup is not
+ *  a position. */
+function probeEditor() {
+  const mine = ++editor.epoch;
+  const shown = editor;
+  shown.answer = null;
+  shown.error = '';
+  render();
+  probe(editorText(), shown.board.game).then((answer) => {
+    if (editor !== shown || mine !== shown.epoch) return;
+    shown.answer = answer;
+    render();
+  }, (error) => {
+    if (editor !== shown || mine !== shown.epoch) return;
+    shown.error = error.message;
+    render();
+  });
+}
+
+/** A point of the editor goes through empty and each of the game's pieces in turn.
+ *  With pieces in hand (morris), a piece put on the board comes out of its side's
+ *  hand when the two together would be more than info's pieces_per_side, and goes
+ *  back when the point changes again (until the hands are set by hand). */
+function cycle(name) {
+  const geometry = editor.board.geometry;
+  const chars = ['.'].concat(Object.keys(geometry.pieces));
+  const char = chars[(chars.indexOf(editor.cells[name]) + 1) % chars.length];
+  const taken = editor.taken[name];
+  if (taken !== undefined) {
+    editor.hands[taken] = Math.min(geometry.pieces_per_side, editor.hands[taken] + 1);
+    delete editor.taken[name];
+  }
+  editor.cells[name] = char;
+  if (geometry.hands && geometry.pieces[char]) {
+    const i = editor.board.sides.findIndex((s) => s.name === geometry.pieces[char].side);
+    const onBoard = Object.keys(editor.cells).filter((n) => editor.cells[n] === char).length;
+    if (i >= 0 && editor.hands[i] > 0 && onBoard + editor.hands[i] > geometry.pieces_per_side) {
+      editor.hands[i] -= 1;
+      editor.taken[name] = i;
     }
-    if (p.remove) {
-      var r = at[p.remove];
-      var d = 0.22;
-      el('line', {x1: r.x - d, y1: r.y - d, x2: r.x + d, y2: r.y + d, 'class': 'arrow ' + kind}, svg);
-      el('line', {x1: r.x + d, y1: r.y - d, x2: r.x - d, y2: r.y + d, 'class': 'arrow ' + kind}, svg);
-    }
   }
+  if (geometry.hands) [0, 1].forEach((i) => { $('hand-' + i).value = String(editor.hands[i]); });
+  probeEditor();
+}
 
-  function drawPiece(svg, at, shape, char) {
-    var g = el('g', {'class': 'piece', 'data-piece': char}, svg);
-    if (shape === 'ring') {
-      el('circle', {cx: at.x, cy: at.y, r: 0.34, 'class': 'musketeer'}, g);
-      el('circle', {cx: at.x, cy: at.y, r: 0.17, 'class': 'musketeer-ring'}, g);
-    } else if (shape === 'cross') {
-      var d = 0.2;
-      el('line', {x1: at.x - d, y1: at.y - d, x2: at.x + d, y2: at.y + d, 'class': 'enemy'}, g);
-      el('line', {x1: at.x + d, y1: at.y - d, x2: at.x - d, y2: at.y + d, 'class': 'enemy'}, g);
-    } else {
-      el('circle', {cx: at.x, cy: at.y, r: 0.3, 'class': 'stone ' + shape}, g);
-    }
+function drawEditorSides() {
+  const box = $('edit-sides');
+  box.textContent = '';
+  editor.board.sides.forEach((side) => {
+    const input = html('input', {type: 'radio', name: 'edit-side', value: side.letter});
+    input.checked = side.letter === editor.letter;
+    input.addEventListener('change', () => {
+      if (!input.checked || !editor) return;
+      editor.letter = side.letter;
+      probeEditor();
+    });
+    const label = html('label');
+    label.appendChild(input);
+    label.appendChild(document.createTextNode(' ' + capitalize(side.title)));
+    box.appendChild(label);
+  });
+  const hands = editor.board.geometry.hands;
+  $('edit-hands').hidden = !hands;
+  if (hands) {
+    [0, 1].forEach((i) => {
+      $('hand-' + i + '-name').textContent = capitalize(editor.board.sides[i].title);
+      const input = $('hand-' + i);
+      input.max = String(editor.board.geometry.pieces_per_side);
+      input.value = String(editor.hands[i]);
+    });
   }
+}
 
-  function drawBoard() {
-    var here = current();
-    var box = $('board');
-    box.textContent = '';
-    var board = here && boardOf(here);
-    if (!board) return;
-    var geometry = board.geometry;
-    var pos = readPosition(board, here.position);
-    var at = centres(board);
-    var columns = geometry.columns;
-    var rows = geometry.rows;
-    var svg = el('svg', {viewBox: '-0.55 -0.55 ' + (columns + 0.65) + ' ' + (rows + 0.65), role: 'img',
-      'aria-label': describe(board, pos)});
-    var lastMove = state.at > 0 ? parseMove(state.moves[state.at - 1]) : {};
-    var targets = {};
-    var removals = {};
-    if (view.placing) view.placing.forEach(function (m) { removals[parseMove(m.move).remove] = true; });
-    else if (view.selected) {
-      here.moves.forEach(function (m) {
-        var p = parseMove(m.move);
-        if (p.from === view.selected) targets[p.to] = true;
+function closeEditor(answer) {
+  const board = editor.board;
+  editor = null;
+  if (answer) { newGame(answer, true, gameParam(board)); return; }
+  say('');
+  render();
+  computerTurn(false);
+}
+
+// --- drawing -------------------------------------------------------------------------
+
+function html(tag, attrs, text) {
+  const node = document.createElement(tag);
+  for (const key in attrs || {}) {
+    if (key === 'class') node.className = attrs[key];
+    else node.setAttribute(key, attrs[key]);
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function describe(board, pos) {
+  const parts = [board.title + ', ' + board.geometry.columns + ' by ' + board.geometry.rows + ' board.'];
+  Object.keys(board.geometry.pieces).forEach((char) => {
+    const names = Object.keys(pos.cells).filter((n) => pos.cells[n] === char);
+    const side = sideOf(board, board.geometry.pieces[char].side);
+    parts.push(capitalize(side.title) + ': ' + (names.length ? names.join(', ') : 'none') + '.');
+  });
+  return parts.join(' ');
+}
+
+function pointLabel(board, pos, name, extra) {
+  const piece = board.geometry.pieces[pos.cells[name]];
+  return name + ', ' + (piece ? sideOf(board, piece.side).name : 'empty') + (extra[name] ? ', ' + extra[name] : '');
+}
+
+/** The board of the current position (or of the preview, or of the editor). */
+function paintBoard() {
+  const box = $('board');
+  const board = currentBoard();
+  if (!board) { box.textContent = ''; return; }
+  const spec = {board: board, orient: orientation(board), onPoint: onPoint, arrows: [], lines: []};
+  const notes = {};
+  let hands = null;
+  if (editor) {
+    const pos = {cells: editor.cells};
+    spec.cells = editor.cells;
+    hands = null;
+    if (editor.answer && editor.answer.lines) spec.lines = tonedLines(board, editor.answer.lines);
+    spec.caption = describe(board, pos) + ' Editing: Enter on a point changes it.';
+    spec.label = (name) => pointLabel(board, pos, name, notes);
+  } else if (view.preview) {
+    const pos = readPosition(board, view.preview.step.position);
+    spec.cells = pos.cells;
+    spec.last = parseMove(view.preview.step.move);
+    hands = pos.hands;
+    spec.caption = 'Preview. ' + describe(board, pos);
+    spec.label = (name) => pointLabel(board, pos, name, notes);
+  } else {
+    const here = current();
+    const pos = readPosition(board, here.position);
+    const values = valuesShown();
+    const mover = here.side;
+    const colour = (m) => (values ? kind(m, mover) : 'plain');
+    spec.cells = pos.cells;
+    hands = pos.hands;
+    spec.last = state.at > 0 ? parseMove(state.moves[state.at - 1]) : null;
+    // While choosing what a move removes, its point is the one chosen.
+    spec.selected = view.placing ? parseMove(view.placing[0].move).to : view.selected;
+    spec.lines = tonedLines(board, here.lines || []);
+    const targets = {};
+    const removals = {};
+    const sources = {};
+    // Moves are best first: a point reached by several shows the best of them.
+    if (view.placing) {
+      view.placing.forEach((m) => { const r = parseMove(m.move).remove; if (!removals[r]) removals[r] = colour(m); });
+    } else if (view.selected) {
+      here.moves.forEach((m) => {
+        const p = parseMove(m.move);
+        if (p.from === view.selected && !targets[p.to]) targets[p.to] = colour(m);
       });
     }
-    var sources = {};
     if (canMove()) {
-      here.moves.forEach(function (m) {
-        var p = parseMove(m.move);
+      here.moves.forEach((m) => {
+        const p = parseMove(m.move);
         if (p.from) sources[p.from] = true;
-        else if (!view.selected) targets[p.to] = true;  // placements: their points
+        else if (!view.selected && !view.placing && !targets[p.to]) targets[p.to] = colour(m);
       });
     }
-    var files = 'abcde';
-    for (var c = 0; c < columns; c++) {
-      el('text', {x: c + 0.5, y: -0.17, 'text-anchor': 'middle', 'class': 'coord'}, svg).textContent = files[c];
-    }
-    for (var r = 0; r < rows; r++) {
-      el('text', {x: -0.27, y: r + 0.6, 'text-anchor': 'middle', 'class': 'coord'}, svg).textContent = String(r + 1);
-    }
-    var grid = geometry.kind === 'grid';
-    if (!grid) {
-      el('rect', {x: 0, y: 0, width: columns, height: rows, 'class': 'plank'}, svg);
-      geometry.lines.forEach(function (line) {
-        var a = at[line[0]];
-        var b = at[line[1]];
-        el('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, 'class': 'edge'}, svg);
-      });
-    }
-    geometry.points.forEach(function (point) {
-      var name = point.name;
-      var classes = [grid ? 'sq' : 'pt'];
-      if (lastMove.from === name) classes.push('from');
-      if (lastMove.to === name) classes.push('to');
-      if (view.selected === name) classes.push('selected');
-      if (sources[name]) classes.push('source');
-      if (targets[name] || removals[name]) classes.push('target');
-      if (grid) {
-        el('rect', {x: point.x, y: point.y, width: 1, height: 1, 'class': classes.join(' '), 'data-square': name}, svg);
-      } else {
-        el('circle', {cx: at[name].x, cy: at[name].y, r: 0.42, 'class': 'hit ' + classes.join(' '), 'data-square': name}, svg);
-        el('circle', {cx: at[name].x, cy: at[name].y, r: 0.09, 'class': 'point'}, svg);
-      }
-    });
-    geometry.points.forEach(function (point) {
-      var name = point.name;
-      var cell = pos.cells[name];
-      var piece = geometry.pieces[cell];
-      if (piece) drawPiece(svg, at[name], piece.shape, cell);
-      if (targets[name] || removals[name]) {
-        if (!piece) el('circle', {cx: at[name].x, cy: at[name].y, r: 0.12, 'class': 'dot'}, svg);
-        else el('circle', {cx: at[name].x, cy: at[name].y, r: 0.44, 'class': 'ring'}, svg);
-      }
-    });
-    if (view.hint) arrow(svg, at, view.hint, 'hint');
-    if (view.hover && view.hover !== view.hint) arrow(svg, at, view.hover, 'hover');
-    svg.addEventListener('click', function (event) {
-      var square = event.target.getAttribute('data-square');
-      if (square) onSquare(square);
-    });
-    box.appendChild(svg);
-    var hands = $('hands');
-    if (pos.hands) {
-      hands.hidden = false;
-      hands.textContent = 'In hand: ' + board.sides[0].title + ' ' + pos.hands[0] + ', ' +
-        board.sides[1].title + ' ' + pos.hands[1];
-    } else {
-      hands.hidden = true;
-    }
+    Object.keys(sources).forEach((n) => { notes[n] = 'can move'; });
+    Object.keys(targets).forEach((n) => { notes[n] = 'a move' + (values ? ' that ' + verb(targets[n]) : ''); });
+    Object.keys(removals).forEach((n) => { notes[n] = 'remove it' + (values ? ': ' + verb(removals[n]) : ''); });
+    if (view.selected) notes[view.selected] = 'selected';
+    spec.targets = targets;
+    spec.removals = removals;
+    spec.sources = sources;
+    if (view.hint) spec.arrows.push({move: view.hint, kind: 'hint'});
+    if (view.hover && view.hover !== view.hint) spec.arrows.push({move: view.hover, kind: 'hover'});
+    spec.caption = describe(board, pos);
+    spec.label = (name) => pointLabel(board, pos, name, notes);
   }
-
-  function describe(board, pos) {
-    var parts = [board.title + ', ' + board.geometry.columns + ' by ' + board.geometry.rows + ' board.'];
-    Object.keys(board.geometry.pieces).forEach(function (char) {
-      var names = Object.keys(pos.cells).filter(function (n) { return pos.cells[n] === char; });
-      var side = sideOf(board, board.geometry.pieces[char].side);
-      parts.push(capitalize(side.title) + ': ' + (names.length ? names.join(', ') : 'none') + '.');
-    });
-    return parts.join(' ');
+  box.classList.toggle('editing', !!editor);
+  drawBoard(box, spec);
+  const handsLine = $('hands');
+  handsLine.hidden = !hands;
+  if (hands) {
+    handsLine.textContent = 'In hand: ' + board.sides[0].title + ' ' + hands[0] + ', ' +
+      board.sides[1].title + ' ' + hands[1];
   }
+}
 
-  function drawVerdict() {
-    var here = current();
-    var board = boardOf(here);
-    var value = $('value');
+function verb(k) { return k === 'win' ? 'keeps the win' : k === 'draw' ? 'draws' : 'loses'; }
+
+/** The probe's lines to mark, with the colour of the side they belong to. */
+function tonedLines(board, lines) {
+  return lines.map((l) => ({points: l.points, tone: board.sides[0].name === l.side ? 's0' : 's1'}));
+}
+
+/** Moves that threw a result away: the mover could win (or draw) before and not after. */
+function blunders() {
+  const all = answers();
+  const out = {};
+  for (let i = 1; i < all.length; i++) {
+    const before = all[i - 1];
+    if (rank(all[i], before.side) < rank(before, before.side)) out[i] = true;
+  }
+  return out;
+}
+
+/** The line under the value after a move that threw a result away: the player's last
+ *  move (in a game against the computer, also once the computer has answered it). */
+function blunderNote() {
+  const all = answers();
+  let p = state.at;
+  if (humanSide() !== null && p > 0 && all[p - 1].side !== humanSide()) p -= 1;
+  if (p < 1 || !blunders()[p]) return '';
+  const before = all[p - 1];
+  const was = rank(before, before.side);
+  const kept = before.moves.filter((m) => rank(m, before.side) >= was).length;
+  return state.moves[p - 1] + ' threw the ' + (was === 2 ? 'win' : 'draw') + ' away: ' + kept + ' of the ' +
+    before.moves.length + ' moves there kept it.';
+}
+
+function plyWord(text) {
+  const abbr = html('abbr', {title: PLY}, text);
+  return abbr;
+}
+
+function drawVerdict() {
+  const value = $('value');
+  const turn = $('turn');
+  const note = $('note');
+  const toggle = $('show-values');
+  turn.textContent = '';
+  note.textContent = '';
+  if (editor) {
+    const board = editor.board;
+    toggle.hidden = true;
+    const answer = editor.answer;
+    value.textContent = answer ? capitalize(answer.value) : editor.error ? 'Not a position' : '…';
+    value.className = 'value ' + (answer ? tone(board, answer) : editor.error ? 'invalid' : '');
+    turn.textContent = 'Editing · ' + capitalize(sideIs(board.sides.find((s) => s.letter === editor.letter))) +
+      ' to move' + (answer && answer.over ? ' · ' + answer.result : '');
+    return;
+  }
+  const here = current();
+  const board = boardOf(here);
+  const human = humanSide();
+  toggle.hidden = human === null;
+  toggle.textContent = showValues ? 'Hide values' : 'Show values';
+  toggle.setAttribute('aria-pressed', String(showValues));
+  if (human !== null && here.over) {  // the end of a game against the computer: in the player's words
+    const won = here.winner === human;
+    const draw = here.winner === null || here.winner === undefined;
+    value.textContent = draw ? 'A draw' : won ? 'You win' : 'You lose';
+    value.className = 'value end ' + (draw ? 'd' : won ? 'won' : 'lost');
+    turn.textContent = capitalize(here.result) + '.';
+  } else if (!valuesShown()) {
+    value.textContent = 'You play ' + sideOf(board, human).title;
+    value.className = 'value quiet';
+  } else {
     value.textContent = capitalize(here.value);
     value.className = 'value ' + tone(board, here);
-    var turn = $('turn');
-    turn.textContent = '';
-    if (here.over) {
-      turn.textContent = capitalize(here.result) + '.';
-      return;
-    }
-    turn.appendChild(html('b', {}, capitalize(here.side)));
-    var text = ' to move';
-    if (humanSide() !== null) text += here.side === humanSide() ? ': your move' : ': the computer\'s move';
-    text += ' · ply ' + state.at + (last() ? ' of ' + last() : '');
-    turn.appendChild(document.createTextNode(text));
+    if (here.over) turn.textContent = capitalize(here.result) + '.';
   }
+  if (!here.over) {
+    turn.appendChild(html('b', {}, capitalize(here.side)));
+    let text = ' to move';
+    if (human !== null) text += here.side === human ? ': your move' : ': the computer\'s move';
+    turn.appendChild(document.createTextNode(text + ' · '));
+    turn.appendChild(plyWord('ply'));
+    turn.appendChild(document.createTextNode(' ' + state.at + (last() ? ' of ' + last() : '')));
+  }
+  note.textContent = view.preview ? '' : blunderNote();
+}
 
-  function drawMoves() {
-    var here = current();
-    var board = boardOf(here);
-    var list = $('moves');
-    list.textContent = '';
-    if (here.over) {
-      list.appendChild(html('li', {'class': 'empty'}, 'No moves: ' + here.result + '.'));
-      return;
-    }
-    var enabled = canMove();
-    here.moves.forEach(function (m) {
-      var drawn = m.winner === null || m.winner === undefined;
-      var keeps = m.winner === here.side;
-      var kind = keeps ? 'win' : drawn ? 'draw' : 'loss';
-      var button = html('button', {type: 'button', 'class': kind + (view.hint === m.move ? ' hinted' : ''),
-        'data-move': m.move, 'aria-label': m.move + ': ' + (keeps ? 'keeps the win, ' : drawn ? 'draws, ' : 'loses, ') +
-          words(board, m)});
-      if (!enabled) button.disabled = true;
-      button.appendChild(html('span', {'class': 'mark', 'aria-hidden': 'true'}, keeps ? '✓' : drawn ? '=' : '✗'));
-      button.appendChild(html('span', {'class': 'name mono'}, m.move));
+function drawMoves() {
+  const list = $('moves');
+  list.textContent = '';
+  const here = editor ? editor.answer : current();
+  if (!here) {
+    list.appendChild(html('li', {'class': 'empty'}, editor && editor.error ? 'Not a position.' : '…'));
+    return;
+  }
+  const board = boardOf(here);
+  if (here.over) {
+    list.appendChild(html('li', {'class': 'empty'}, 'No moves: ' + here.result + '.'));
+    return;
+  }
+  const values = editor ? true : valuesShown();
+  const enabled = canMove();
+  // Best first gives the best move away: with values hidden, the moves in the
+  // notation's order (as text) instead.
+  const moves = values ? here.moves : here.moves.slice().sort((a, b) => (a.move < b.move ? -1 : a.move > b.move ? 1 : 0));
+  $('moves-order').textContent = values ? 'best first' : 'in notation order';
+  moves.forEach((m) => {
+    const k = kind(m, here.side);
+    const button = html('button', {type: 'button', 'class': (values ? k : 'plain') + (view.hint === m.move ? ' hinted' : ''),
+      'data-move': m.move, 'aria-label': values ? m.move + ': ' + verb(k) + ', ' + words(board, m) : m.move});
+    if (!enabled) button.disabled = true;
+    if (values) button.appendChild(html('span', {'class': 'mark', 'aria-hidden': 'true'}, k === 'win' ? '✓' : k === 'draw' ? '=' : '✗'));
+    button.appendChild(html('span', {'class': 'name mono'}, m.move));
+    if (values) {
       button.appendChild(html('span', {'class': 'words'}, words(board, m)));
       button.appendChild(html('span', {'class': 'code mono', 'aria-hidden': 'true'}, code(board, m)));
-      button.addEventListener('click', function () { humanMove(m.move); });
-      var show = function () { view.hover = m.move; drawBoard(); };
-      var hide = function () { if (view.hover === m.move) { view.hover = null; drawBoard(); } };
-      button.addEventListener('mouseenter', show);
-      button.addEventListener('focus', show);
-      button.addEventListener('mouseleave', hide);
-      button.addEventListener('blur', hide);
-      var li = html('li');
-      li.appendChild(button);
-      list.appendChild(li);
-    });
-  }
-
-  /** Moves that threw a result away: the mover could win (or draw) before and not after. */
-  function blunders() {
-    var rank = function (answer, side) {
-      if (answer.winner === null || answer.winner === undefined) return 1;
-      return answer.winner === side ? 2 : 0;
-    };
-    var out = {};
-    for (var i = 1; i < game.answers.length; i++) {
-      var before = game.answers[i - 1];
-      if (rank(game.answers[i], before.side) < rank(before, before.side)) out[i] = true;
     }
-    return out;
-  }
+    button.addEventListener('click', () => humanMove(m.move));
+    const show = () => { view.hover = m.move; paintBoard(); };
+    const hide = () => { if (view.hover === m.move) { view.hover = null; paintBoard(); } };
+    button.addEventListener('mouseenter', show);
+    button.addEventListener('focus', show);
+    button.addEventListener('mouseleave', hide);
+    button.addEventListener('blur', hide);
+    const li = html('li');
+    li.appendChild(button);
+    list.appendChild(li);
+  });
+}
 
-  function drawGame() {
-    var board = currentBoard();
-    var list = $('game');
-    list.textContent = '';
-    var thrown = blunders();
-    $('game-count').textContent = last() ? last() + (last() === 1 ? ' move' : ' moves') : '';
-    if (!last()) list.appendChild(html('li', {'class': 'empty'}, 'No moves yet.'));
-    state.moves.forEach(function (move, i) {
-      var ply = i + 1;
-      var mover = game.answers[i].side;
-      var button = html('button', {type: 'button', 'class': (ply === state.at ? 'current' : '') + (thrown[ply] ? ' blunder' : ''),
-        'aria-label': 'Ply ' + ply + ', ' + mover + ' ' + move + (thrown[ply] ? ', threw the result away' : '') +
-          '; then ' + words(board, game.answers[ply]), 'data-ply': ply});
-      if (ply === state.at) button.setAttribute('aria-current', 'step');
-      button.appendChild(html('span', {'class': 'n'}, ply + '.'));
-      button.appendChild(html('span', {'class': 'mono'}, move));
-      button.addEventListener('click', function () { go(ply); });
-      var li = html('li');
+/** A variation's first moves, for its button. */
+function variationText(node) {
+  const moves = [];
+  for (let n = node; n && moves.length < 3; n = n.next) moves.push(n.move);
+  let more = node;
+  for (let i = 0; i < 3 && more; i++) more = more.next;
+  return moves.join(' ') + (more ? ' …' : '');
+}
+
+function drawGame() {
+  const board = currentBoard();
+  const list = $('game');
+  list.textContent = '';
+  if (!root) return;  // no game yet (an endgame database's position being composed)
+  const thrown = valuesShown() ? blunders() : {};
+  $('game-count').textContent = last() ? last() + (last() === 1 ? ' move' : ' moves') : '';
+  if (!last()) list.appendChild(html('li', {'class': 'empty'}, 'No moves yet.'));
+  const variations = (node, ply) => {
+    // The moves once played at ``ply`` (from ``node``) and not followed now: variations.
+    node.children.filter((c) => c !== node.next).forEach((alt) => {
+      const text = variationText(alt);
+      const button = html('button', {type: 'button', 'class': 'variation', 'data-ply': ply, 'data-move': alt.move,
+        'aria-label': 'Variation at ply ' + ply + ': ' + text + '; switch to it'}, '(variation: ' + text + ')');
+      button.addEventListener('click', () => switchTo(alt));
+      const li = html('li', {'class': 'variation'});
       li.appendChild(button);
       list.appendChild(li);
     });
-    var currentButton = list.querySelector('.current');
-    if (currentButton && currentButton.scrollIntoView) currentButton.scrollIntoView({block: 'nearest'});
+  };
+  line.slice(1).forEach((node, i) => {
+    const ply = i + 1;
+    const move = node.move;
+    const mover = line[ply - 1].answer.side;
+    const button = html('button', {type: 'button', 'class': (ply === state.at ? 'current' : '') + (thrown[ply] ? ' blunder' : ''),
+      'aria-label': 'Ply ' + ply + ', ' + mover + ' ' + move + (thrown[ply] ? ', threw the result away' : '') +
+        (valuesShown() ? '; then ' + words(board, node.answer) : ''), 'data-ply': ply});
+    if (ply === state.at) button.setAttribute('aria-current', 'step');
+    button.appendChild(html('span', {'class': 'n'}, ply + '.'));
+    button.appendChild(html('span', {'class': 'mono'}, move));
+    button.addEventListener('click', () => go(ply));
+    const li = html('li');
+    li.appendChild(button);
+    list.appendChild(li);
+    variations(line[ply - 1], ply);
+  });
+  variations(line[last()], last() + 1);  // continuations once played after the line's end
+  // Scroll the list's own box to the current move, never the page (stepping through a
+  // game must not move the page under the reader's eyes).
+  const shown = list.querySelector('.current');
+  if (shown) {
+    const top = shown.offsetTop;
+    const bottom = top + shown.offsetHeight;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   }
+}
 
-  function drawChart() {
-    var board = currentBoard();
-    var box = $('chart');
-    box.textContent = '';
-    var answers = game.answers;
-    var thrown = blunders();
-    var width = 340;
-    var height = 120;
-    var left = 22;
-    var top = 14;
-    var bottom = 16;
-    var decided = answers.map(function (a) { return a.plies === null || a.plies === undefined ? 0 : a.plies; });
-    var topPlies = Math.max(4, Math.max.apply(null, decided));
-    var slot = Math.min(24, (width - left - 4) / answers.length);
-    var svg = el('svg', {viewBox: '0 0 ' + width + ' ' + height, role: 'img',
-      'aria-label': 'Plies to the end after each move: ' + answers.map(function (a) { return code(board, a); }).join(', ')});
-    var base = height - bottom;
-    el('line', {x1: left, y1: base + 0.5, x2: width, y2: base + 0.5, 'class': 'axis'}, svg);
-    el('text', {x: left - 4, y: top + 4, 'text-anchor': 'end', 'class': 'tick'}, svg).textContent = String(topPlies);
-    el('text', {x: left - 4, y: base, 'text-anchor': 'end', 'class': 'tick'}, svg).textContent = '0';
-    answers.forEach(function (a, i) {
-      var drawn = a.plies === null || a.plies === undefined;
-      var h = drawn ? (base - top) * 0.5 : Math.max(1.5, (base - top) * a.plies / topPlies);
-      var x = left + i * slot + slot * 0.12;
-      var bar = el('rect', {x: x, y: base - h, width: Math.max(1, slot * 0.76), height: h, rx: Math.min(2, slot / 6),
-        'class': 'bar ' + tone(board, a) + (i === state.at ? ' current' : ''), 'data-ply': i}, svg);
-      el('title', {}, bar).textContent = (i === 0 ? 'start' : 'after ply ' + i + ' (' + state.moves[i - 1] + ')') + ': ' +
-        words(board, a) + (thrown[i] ? '; this move threw the result away' : '');
-      bar.addEventListener('click', function () { go(i); });
-      if (thrown[i]) {
-        el('text', {x: x + slot * 0.38, y: base - h - 2, 'text-anchor': 'middle', 'class': 'blunder'}, svg).textContent = '▼';
-      }
-      if (answers.length <= 24 || i % 5 === 0) {
-        el('text', {x: x + slot * 0.38, y: height - 3, 'text-anchor': 'middle', 'class': 'tick'}, svg).textContent = String(i);
-      }
-    });
-    box.appendChild(svg);
-  }
+function paintChart() {
+  const values = valuesShown() && !!root;
+  $('chart').hidden = !values;
+  $('legend').hidden = !values;
+  $('chart-hidden').hidden = valuesShown();
+  if (!values) { $('chart').textContent = ''; return; }
+  drawChart($('chart'), {board: currentBoard(), answers: answers(), moves: state.moves, at: state.at,
+    thrown: blunders(), onPick: go});
+}
 
-  function drawLegend() {
-    var board = currentBoard();
-    if (!board) return;
-    $('legend-s0').textContent = board.sides[0].title + (board.sides[0].plural ? ' win' : ' wins');
-    $('legend-s1').textContent = board.sides[1].title + (board.sides[1].plural ? ' win' : ' wins');
-  }
+function drawLegend() {
+  const board = currentBoard();
+  if (!board) return;
+  $('legend-s0').textContent = capitalize(board.sides[0].title) + (board.sides[0].plural ? ' win' : ' wins');
+  $('legend-s1').textContent = capitalize(board.sides[1].title) + (board.sides[1].plural ? ' win' : ' wins');
+}
 
-  function drawModes() {
-    var board = currentBoard();
-    if (!board) return;
-    var radios = document.querySelectorAll('input[name=mode]');
-    [1, 2].forEach(function (i) {
-      var side = board.sides[i - 1];
-      radios[i].value = side.name;
-      $('mode-' + i).textContent = 'Play ' + side.title;
-    });
-    radios.forEach(function (radio) { radio.checked = radio.value === state.mode; });
-  }
+function drawModes() {
+  const board = currentBoard();
+  if (!board) return;
+  const radios = document.querySelectorAll('input[name=mode]');
+  [1, 2].forEach((i) => {
+    const side = board.sides[i - 1];
+    radios[i].value = side.name;
+    $('mode-' + i).textContent = 'Play ' + side.title;
+  });
+  radios.forEach((radio) => { radio.checked = radio.value === state.mode; });
+}
 
-  function drawControls() {
-    var here = current();
+function drawControls() {
+  const here = current();
+  const board = currentBoard();
+  $('controls').hidden = !!editor;
+  $('editor').hidden = !editor;
+  $('edit').setAttribute('aria-pressed', String(!!editor));
+  if (!editor) {
     $('to-start').disabled = view.busy || state.at === 0;
     $('undo').disabled = view.busy || state.at === 0;
     $('redo').disabled = view.busy || state.at === last();
     $('to-end').disabled = view.busy || state.at === last();
     $('hint').disabled = !canMove();
-    $('show-line').disabled = view.busy || here.over;
-    drawModes();
-    var board = boardOf(here);
-    document.querySelectorAll('#boards button').forEach(function (button) {
-      button.setAttribute('aria-pressed', String(board !== null && button.getAttribute('data-key') === board.key));
+    $('show-line').disabled = view.busy || !here || here.over;
+  } else {
+    $('edit-done').disabled = !editor.answer;
+    $('edit-cancel').disabled = !root;  // no game to go back to (an endgame database's first position)
+    $('edit-start').disabled = !editor.board.start;
+    $('edit-error').textContent = editor.error;
+  }
+  $('edit').disabled = !board;
+  if (board) {
+    const orient = orientation(board);
+    $('flip').setAttribute('aria-pressed', String(orient.flip));
+    $('rotate').title = 'Turn the board a quarter turn clockwise (turned ' + orient.quarter * 90 + '° now)';
+  }
+  drawModes();
+  document.querySelectorAll('#boards button').forEach((button) => {
+    button.setAttribute('aria-pressed', String(board !== null && button.getAttribute('data-key') === board.key));
+  });
+  if (board) {
+    $('rules').textContent = board.rules;
+    $('notation-help').textContent = board.notation;
+    document.title = board.title + ', solved · retro';
+  }
+}
+
+function drawLine() {
+  const board = currentBoard();
+  const card = $('line-card');
+  if (!view.line || editor) { card.hidden = true; return; }
+  card.hidden = false;
+  const values = valuesShown();
+  const list = $('line');
+  list.textContent = '';
+  const count = view.line.line.length;
+  $('line-count').textContent = values ? count + (count === 1 ? ' ply' : ' plies') +
+    (view.line.winner === null ? ' (a draw: until a position comes back)' : '') : '';
+  view.line.line.forEach((step, i) => {
+    const ply = state.at + i + 1;
+    const previewing = view.preview && view.preview.index === i;
+    const button = html('button', {type: 'button', 'data-index': i, 'aria-pressed': String(!!previewing),
+      'aria-label': 'Preview ply ' + ply + ', ' + step.move + (values ? '; then ' + words(board, step) : '')});
+    button.appendChild(html('span', {'class': 'n'}, ply + '.'));
+    button.appendChild(html('span', {'class': 'mono'}, step.move));
+    if (values) button.appendChild(html('span', {'class': 'code mono'}, code(board, step)));
+    button.addEventListener('click', () => preview(previewing ? null : i));
+    const li = html('li');
+    li.appendChild(button);
+    list.appendChild(li);
+  });
+  $('play-line').hidden = humanSide() !== null;
+}
+
+/** Show the position after the perfect line's ``index``-th move, without changing the
+ *  game (null: back to the game). */
+function preview(index) {
+  if (index === null || !view.line) {
+    view.preview = null;
+  } else {
+    view.preview = {index: index, step: view.line.line[index]};
+    view.selected = view.placing = view.hover = null;
+  }
+  render();
+}
+
+function drawPreview() {
+  const box = $('preview');
+  box.hidden = !view.preview;
+  if (!view.preview) return;
+  const board = currentBoard();
+  const step = view.preview.step;
+  const ply = state.at + view.preview.index + 1;
+  $('preview-text').textContent = 'Preview of the perfect line: ply ' + ply + ', after ' + step.move +
+    (valuesShown() ? ' (' + words(board, step) + ')' : '') + '. The game is unchanged.';
+}
+
+function drawNotation() {
+  const input = $('position-text');
+  const text = editor ? editorText() : view.preview ? view.preview.step.position : current().position;
+  if (document.activeElement !== input) input.value = text;
+}
+
+function render() {
+  if (!editor && !current()) return;
+  drawVerdict();
+  drawPreview();
+  paintBoard();
+  drawMoves();
+  drawGame();
+  paintChart();
+  drawLegend();
+  drawControls();
+  drawLine();
+  drawNotation();
+}
+
+/** The message line under the board; ``kind``: true (an error) or 'warn' (a click
+ *  that did nothing, and why). */
+function say(text, kind) {
+  const box = $('message');
+  box.textContent = text;
+  box.className = 'message' + (kind === 'warn' ? ' warn' : kind ? ' error' : '');
+}
+
+function notationError(text) {
+  $('notation-error').textContent = text;
+  $('position-text').setAttribute('aria-invalid', text ? 'true' : 'false');
+}
+
+// --- wiring ----------------------------------------------------------------------------
+
+function copy(text, what) {
+  const done = () => say(what + ' copied.');
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(text).then(done, () => say(text));
+  } else {
+    say(text);
+  }
+}
+
+function openBoard(board) {
+  if (!board.start) {  // an endgame database: compose a position of it
+    if (editor) editor = null;
+    openEditor(board, null);
+    return;
+  }
+  editor = null;
+  probe(board.start, gameParam(board)).then((answer) => newGame(answer, true, gameParam(board)),
+    (error) => say(error.message, true));
+}
+
+function turnBoard(change) {
+  const board = currentBoard();
+  if (!board) return;
+  const orient = orientation(board);
+  change(orient);
+  remember('retro.orient.' + board.key, JSON.stringify(orient));
+  paintBoard();
+  drawControls();
+}
+
+function wireEditor() {
+  $('edit').addEventListener('click', () => {
+    if (editor) { if (root) closeEditor(null); return; }
+    const board = currentBoard();
+    if (!board) return;
+    const here = current();
+    openEditor(board, here && boardOf(here) === board ? (view.preview ? view.preview.step.position : here.position) : null);
+  });
+  $('edit-clear').addEventListener('click', () => {
+    if (!editor) return;
+    Object.keys(editor.cells).forEach((n) => { editor.cells[n] = '.'; });
+    const full = editor.board.geometry.pieces_per_side || 0;
+    editor.hands = [full, full];
+    editor.taken = {};
+    drawEditorSides();
+    probeEditor();
+  });
+  $('edit-start').addEventListener('click', () => {
+    if (!editor || !editor.board.start) return;
+    const board = editor.board;
+    openEditor(board, board.start);
+  });
+  $('edit-cancel').addEventListener('click', () => { if (editor) closeEditor(null); });
+  $('edit-done').addEventListener('click', () => { if (editor && editor.answer) closeEditor(editor.answer); });
+  [0, 1].forEach((i) => {
+    $('hand-' + i).addEventListener('input', () => {
+      if (!editor) return;
+      const input = $('hand-' + i);
+      const n = parseInt(input.value, 10);
+      if (!(n >= 0 && n <= editor.board.geometry.pieces_per_side)) return;  // the field says its range
+      editor.hands[i] = n;
+      editor.taken = {};  // the hands are the user's now
+      probeEditor();
     });
-    if (board) {
-      $('rules').textContent = board.rules;
-      $('notation-help').textContent = board.notation;
-      document.title = board.title + ', solved · retro';
-    }
-  }
+  });
+}
 
-  function drawLine() {
-    var board = currentBoard();
-    var card = $('line-card');
-    if (!view.line) { card.hidden = true; return; }
-    card.hidden = false;
-    var list = $('line');
-    list.textContent = '';
-    var count = view.line.line.length;
-    $('line-count').textContent = count + (count === 1 ? ' ply' : ' plies') +
-      (view.line.winner === null ? ' (a draw: until a position comes back)' : '');
-    view.line.line.forEach(function (step, i) {
-      var li = html('li');
-      li.appendChild(html('span', {'class': 'n'}, (state.at + i + 1) + '.'));
-      li.appendChild(html('span', {'class': 'mono'}, step.move));
-      li.appendChild(html('span', {'class': 'code mono'}, code(board, step)));
-      list.appendChild(li);
-    });
-    $('play-line').hidden = humanSide() !== null;
-  }
-
-  function drawNotation() {
-    var input = $('position-text');
-    if (document.activeElement !== input) input.value = current().position;
-  }
-
-  function render() {
-    if (!current()) return;
-    drawVerdict();
-    drawBoard();
+function wire() {
+  $('to-start').addEventListener('click', () => go(0));
+  $('undo').addEventListener('click', undo);
+  $('redo').addEventListener('click', redo);
+  $('to-end').addEventListener('click', () => go(last()));
+  $('hint').addEventListener('click', () => {
+    const here = current();
+    if (!canMove() || !here.moves.length) return;
+    view.hint = here.moves[0].move;
+    say('Hint: ' + view.hint + (valuesShown() ? ' (' + words(boardOf(here), here.moves[0]) + ')' : '') + '.');
+    paintBoard();
     drawMoves();
-    drawGame();
-    drawChart();
-    drawLegend();
-    drawControls();
-    drawLine();
-    drawNotation();
-  }
-
-  function say(text, isError) {
-    var box = $('message');
-    box.textContent = text;
-    box.className = 'message' + (isError ? ' error' : '');
-  }
-
-  function notationError(text) {
-    $('notation-error').textContent = text;
-    $('position-text').setAttribute('aria-invalid', text ? 'true' : 'false');
-  }
-
-  // --- wiring ----------------------------------------------------------------------------
-
-  function copy(text, what) {
-    var done = function () { say(what + ' copied.'); };
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(done, function () { say(text); });
-    } else {
-      say(text);
+  });
+  $('show-line').addEventListener('click', () => {
+    const here = current();
+    if (!here) return;
+    const mine = epoch;
+    api('line', {position: linkText(here.position), game: state.game}).then((got) => {
+      if (mine !== epoch || current().position !== got.position) return;
+      view.line = got;
+      view.preview = null;
+      render();
+      $('line-card').scrollIntoView({block: 'nearest'});
+    }, (error) => say(error.message, true));
+  });
+  $('play-line').addEventListener('click', () => {
+    if (!view.line || humanSide() !== null) return;
+    const moves = view.line.line.map((step) => step.move);
+    view.preview = null;
+    const next = (i) => {
+      if (i >= moves.length) return;
+      play(moves[i], false).then((moved) => { if (moved) next(i + 1); });
+    };
+    next(0);
+  });
+  $('preview-back').addEventListener('click', () => preview(null));
+  $('show-values').addEventListener('click', () => {
+    showValues = !showValues;
+    remember(SHOW_VALUES, showValues ? '1' : '0');
+    render();
+  });
+  $('flip').addEventListener('click', () => turnBoard((o) => { o.flip = !o.flip; }));
+  $('rotate').addEventListener('click', () => turnBoard((o) => { o.quarter = (o.quarter + 1) % 4; }));
+  $('new-game').addEventListener('click', () => {
+    const board = currentBoard();
+    const target = board && board.start ? board : defaultBoard();
+    if (target) openBoard(target);
+  });
+  document.querySelectorAll('input[name=mode]').forEach((radio) => {
+    radio.addEventListener('change', () => {
+      if (!radio.checked || !current()) return;
+      state.mode = radio.value;
+      if (state.mode !== 'explore' && !state.seed) state.seed = randomSeed();
+      resetView();
+      const board = boardOf(current());
+      say(state.mode === 'explore' ? 'Explore: move both sides.' : 'You play ' + sideOf(board, state.mode).title +
+        (valuesShown() ? '.' : ': values are hidden (“Show values” shows them).'));
+      render();
+      saveUrl(true);
+      computerTurn(false);  // not while editing: the game waits for the editor to close
+    });
+  });
+  $('notation').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = $('position-text').value.trim();
+    const fallback = defaultBoard();
+    if (!text) { notationError('Type a position first, e.g. ' + (fallback ? fallback.start : '')); return; }
+    const board = currentBoard();
+    // The current game's notation first (two games may write a position alike), then any.
+    probe(text, gameParam(board)).catch(() => probe(text, null)).then((answer) => {
+      notationError('');
+      $('position-text').blur();
+      const mine = boardOf(answer);
+      editor = null;
+      newGame(answer, true, mine === board ? gameParam(board) : gameParam(mine));
+    }, (error) => notationError(error.message));
+  });
+  $('position-text').addEventListener('input', () => notationError(''));
+  $('copy-position').addEventListener('click', () => {
+    const text = editor ? editorText() : current() && current().position;
+    if (text) copy(text, 'Position');
+  });
+  $('copy-link').addEventListener('click', () => copy(location.href, 'Link'));
+  wireEditor();
+  document.addEventListener('keydown', (event) => {
+    const target = event.target;
+    const tag = target && target.tagName;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === 'Escape') {
+      if (view.preview) { preview(null); return; }
+      if (view.selected || view.placing) {
+        view.selected = view.placing = null;
+        say('');
+        paintBoard();
+      }
+      return;
     }
-  }
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || editor) return;
+    if (target && target.closest && target.closest('#board')) return;  // the board's own keys
+    const keys = {ArrowLeft: () => go(state.at - 1), ArrowRight: () => go(state.at + 1),
+      Home: () => go(0), End: () => go(last())};
+    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+  });
+  window.addEventListener('popstate', () => { editor = null; loadFromUrl(); });
+}
 
-  function openBoard(board) {
-    probe(board.start, gameParam(board)).then(function (answer) { newGame(answer, true, gameParam(board)); },
-      function (error) { say(error.message, true); });
-  }
+function boardLabel(board) {
+  return board.game === 'three-musketeers' ? board.size + '×' + board.size : board.title;
+}
 
-  function wire() {
-    $('to-start').addEventListener('click', function () { go(0); });
-    $('undo').addEventListener('click', undo);
-    $('redo').addEventListener('click', redo);
-    $('to-end').addEventListener('click', function () { go(last()); });
-    $('hint').addEventListener('click', function () {
-      var here = current();
-      if (!canMove() || !here.moves.length) return;
-      view.hint = here.moves[0].move;
-      say('Hint: ' + view.hint + ' (' + words(boardOf(here), here.moves[0]) + ').');
-      drawBoard();
-      drawMoves();
+function start() {
+  wire();
+  api('info', {}).then((info) => {
+    boards = info.boards;
+    const nav = $('boards');
+    boards.forEach((board) => {
+      const attrs = {type: 'button', 'data-key': board.key, 'aria-pressed': 'false',
+        title: board.start ? 'New game: ' + board.title + (board.board ? ' ' + board.board : '')
+          : 'An endgame database: positions with at most ' + board.max_enemy_men +
+            ' enemy men; compose one in the editor, or paste one in the Position box'};
+      if (board.size) attrs['data-size'] = board.size;
+      const button = html('button', attrs, boardLabel(board));
+      button.addEventListener('click', () => openBoard(board));
+      nav.appendChild(button);
     });
-    $('show-line').addEventListener('click', function () {
-      var here = current();
-      if (!here) return;
-      var mine = epoch;
-      api('line', {position: linkText(here.position), game: state.game}).then(function (line) {
-        if (mine !== epoch || current().position !== line.position) return;
-        view.line = line;
-        drawLine();
-        $('line-card').scrollIntoView({block: 'nearest'});
-      }, function (error) { say(error.message, true); });
-    });
-    $('play-line').addEventListener('click', function () {
-      if (!view.line || humanSide() !== null) return;
-      var moves = view.line.line.map(function (step) { return step.move; });
-      var next = function (i) {
-        if (i >= moves.length) return;
-        play(moves[i], false).then(function (moved) { if (moved) next(i + 1); });
-      };
-      next(0);
-    });
-    $('new-game').addEventListener('click', function () {
-      var board = currentBoard();
-      var target = board && board.start ? board : defaultBoard();
-      if (target) openBoard(target);
-    });
-    document.querySelectorAll('input[name=mode]').forEach(function (radio) {
-      radio.addEventListener('change', function () {
-        if (!radio.checked || !current()) return;
-        state.mode = radio.value;
-        if (state.mode !== 'explore' && !state.seed) state.seed = randomSeed();
-        resetView();
-        var board = currentBoard();
-        say(state.mode === 'explore' ? 'Explore: move both sides.' : 'You play ' + sideOf(board, state.mode).title + '.');
-        render();
-        saveUrl(true);
-        computerTurn();
-      });
-    });
-    $('notation').addEventListener('submit', function (event) {
-      event.preventDefault();
-      var text = $('position-text').value.trim();
-      var fallback = defaultBoard();
-      if (!text) { notationError('Type a position first, e.g. ' + (fallback ? fallback.start : '')); return; }
-      var board = currentBoard();
-      // The current game's notation first (two games may write a position alike), then any.
-      probe(text, gameParam(board)).catch(function () { return probe(text, null); }).then(function (answer) {
-        notationError('');
-        $('position-text').blur();
-        var mine = boardOf(answer);
-        newGame(answer, true, mine === board ? gameParam(board) : gameParam(mine));
-      }, function (error) { notationError(error.message); });
-    });
-    $('position-text').addEventListener('input', function () { notationError(''); });
-    $('copy-position').addEventListener('click', function () { if (current()) copy(current().position, 'Position'); });
-    $('copy-link').addEventListener('click', function () { copy(location.href, 'Link'); });
-    document.addEventListener('keydown', function (event) {
-      var tag = event.target && event.target.tagName;
-      if (tag === 'INPUT' || tag === 'TEXTAREA' || event.altKey || event.ctrlKey || event.metaKey) return;
-      var keys = {ArrowLeft: function () { go(state.at - 1); }, ArrowRight: function () { go(state.at + 1); },
-        Home: function () { go(0); }, End: function () { go(last()); }};
-      if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
-    });
-    window.addEventListener('popstate', function () { loadFromUrl(); });
-  }
+    return loadFromUrl();
+  }).catch((error) => say(error instanceof ApiError ? error.message : String(error), true));
+}
 
-  function boardLabel(board) {
-    return board.game === 'three-musketeers' ? board.size + '×' + board.size : board.title;
-  }
-
-  function start() {
-    wire();
-    api('info', {}).then(function (info) {
-      boards = info.boards;
-      var nav = $('boards');
-      boards.forEach(function (board) {
-        var attrs = {type: 'button', 'data-key': board.key, 'aria-pressed': 'false',
-          title: board.start ? 'New game: ' + board.title + (board.board ? ' ' + board.board : '')
-            : 'An endgame database: positions with at most ' + board.max_enemy_men +
-              ' enemy men; load one in the Position box'};
-        if (board.size) attrs['data-size'] = board.size;
-        var button = html('button', attrs, boardLabel(board));
-        if (!board.start) button.disabled = true;
-        button.addEventListener('click', function () { openBoard(board); });
-        nav.appendChild(button);
-      });
-      return loadFromUrl();
-    }).catch(function (error) { say(error.message, true); });
-  }
-
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-  else start();
-})();
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

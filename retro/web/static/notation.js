@@ -1,0 +1,83 @@
+/* retro's page: reading and writing the notation, and saying values in words.
+ *
+ * The page knows no rules. It reads the notation only to draw a board: the side to
+ * move, the pieces in hand (morris), then one character per point in the order
+ * /api/v1/info lists the points, in the groups info gives (geometry.groups); and a
+ * move's points: `from-to`, a placement `to`, a removal `...xpoint`. */
+
+const MOVE = /^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$/;
+
+export function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+
+export function sideOf(board, name) {
+  return board.sides.find((s) => s.name === name) || {name: name, title: name, letter: '?', plural: false};
+}
+
+/** The other side of a two-sided game. */
+export function otherSide(board, name) {
+  return board.sides[0].name === name ? board.sides[1] : board.sides[0];
+}
+
+/** "the enemy's", "the musketeers'", "White's". */
+export function possessive(side) {
+  return side.title + (/s$/.test(side.title) ? '\'' : '\'s');
+}
+
+/** "the musketeers are", "the enemy is". */
+export function sideIs(side) { return side.title + (side.plural ? ' are' : ' is'); }
+
+function drawn(outcome) { return outcome.winner === null || outcome.winner === undefined; }
+
+/** 's0', 's1' or 'd': who an outcome favours, for colours. */
+export function tone(board, outcome) {
+  if (drawn(outcome)) return 'd';
+  return board.sides[0].name === outcome.winner ? 's0' : 's1';
+}
+
+/** 'M25', 'E3', 'D': an outcome in a few characters. */
+export function code(board, outcome) {
+  if (drawn(outcome)) return 'D';
+  return sideOf(board, outcome.winner).letter + outcome.plies;
+}
+
+export function words(board, outcome) {
+  if (drawn(outcome)) return 'a draw';
+  const side = sideOf(board, outcome.winner);
+  if (outcome.plies === 0) return side.title + (side.plural ? ' have won' : ' has won');
+  return side.title + (side.plural ? ' win' : ' wins') + ' in ' + outcome.plies + (outcome.plies === 1 ? ' ply' : ' plies');
+}
+
+/** An outcome for ``side``: 2 a win, 1 a draw, 0 a loss. */
+export function rank(outcome, side) {
+  if (drawn(outcome)) return 1;
+  return outcome.winner === side ? 2 : 0;
+}
+
+/** 'win', 'draw' or 'loss': what a move (its outcome) gives the side that plays it. */
+export function kind(outcome, mover) { return ['loss', 'draw', 'win'][rank(outcome, mover)]; }
+
+/** The pieces on the board and in hand: {side (letter), cells: {point: char}, hands: [w, b] | null}. */
+export function readPosition(board, text) {
+  const tokens = text.trim().split(/\s+/);
+  const geometry = board.geometry;
+  const chars = tokens.slice(1 + (geometry.hands ? 2 : 0)).join('');
+  const cells = {};
+  geometry.points.forEach((point, i) => { cells[point.name] = chars[i] || '.'; });
+  return {side: tokens[0], cells: cells, hands: geometry.hands ? [+tokens[1], +tokens[2]] : null};
+}
+
+/** The text of a position: the side's letter, the hands (morris), then the points in
+ *  info's order, cut into its groups. */
+export function compose(board, letter, cells, hands) {
+  const geometry = board.geometry;
+  const chars = geometry.points.map((point) => cells[point.name] || '.').join('');
+  const groups = [];
+  let at = 0;
+  (geometry.groups || [chars.length]).forEach((n) => { groups.push(chars.slice(at, at + n)); at += n; });
+  return [letter].concat(geometry.hands ? [String(hands[0]), String(hands[1])] : [], groups).join(' ');
+}
+
+export function parseMove(text) {
+  const m = MOVE.exec(text || '');
+  return m ? {from: m[1] || null, to: m[2], remove: m[3] || null} : {from: null, to: null, remove: null};
+}

@@ -197,7 +197,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
     first_side = position.side
     played: list = []  # (side, move) from the start
     undo_points: list = []  # (position, moves played) before each of the human's moves
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = {str(position): 1}  # how often each position has stood
     marked: list[str] = []
     read = _prompter(inp, out, lambda: [str(m) for m in position.legal_moves()] + list(COMMANDS))
 

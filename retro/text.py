@@ -293,13 +293,20 @@ def _probe_json(musketeers, enemies, letter, child_letter, n, middle, rows, buff
 
 def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
     """``{"position", ["game",] "winner", "plies", "value", "line": [move_json, ...]}`` of a
-    principal line (a drawn line stops when a position comes back)."""
+    principal line (a drawn line stops when a position comes back); a step whose position
+    has lines to mark (a finishing line, standing mills) carries them as ``lines``."""
+    rules = game or games.get()
+    line = []
+    for move, after, value in steps:
+        step = move_json(move, after, value)
+        lines = rules.marked_lines(after)
+        line.append({**step, "lines": lines} if lines else step)
     return {
         "position": str(position),
         **({} if game is None or game.name == games.DEFAULT_GAME else {"game": game.full_name}),
         **outcome.as_dict(),
         "value": str(outcome),
-        "line": [move_json(move, after, value) for move, after, value in steps],
+        "line": line,
     }
 
 

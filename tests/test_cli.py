@@ -274,3 +274,73 @@ def test_a_reader_that_leaves_early_gets_no_traceback(db3):
     reader.stdin.close()
     reader.wait()
     assert "Traceback" not in result.stderr and result.returncode in (0, 141)
+
+
+# --- polish: the command list, help, progress bars, units, names -------------------------
+
+
+def test_retro_alone_lists_the_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    for command in ("games", "build", "probe", "play", "verify", "analyze", "solve", "crosscheck",
+                    "serve"):
+        assert f"\n    {command}" in err
+
+
+def test_only_commands_that_take_positions_explain_them(capsys):
+    def help_of(command: str) -> str:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        return capsys.readouterr().out
+
+    for command in ("probe", "play", "solve"):
+        assert "Positions: side to move" in help_of(command)
+    for command in ("games", "build", "verify", "analyze", "crosscheck", "serve"):
+        assert "Positions:" not in help_of(command)
+
+
+def test_no_progress_bar_into_a_pipe(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "retro.cli", "build", "--board", "3", "--out",
+                             str(tmp_path / "3x3.h5")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "\r" not in result.stderr and "%|" not in result.stderr and "it/s" not in result.stderr
+
+
+def test_building_again_says_it_is_built_for_every_game(db3, db_ttt, db_3mm, db_6mm, capsys):
+    for argv in (["--board", "3", "--out", str(db3)], ["--game", "tic-tac-toe", "--out", str(db_ttt)],
+                 ["--game", "three-mens-morris", "--out", str(db_3mm)],
+                 ["--game", "six-mens-morris", "--out", str(db_6mm)]):
+        assert main(["build", *argv]) == 0
+        assert "is already built" in capsys.readouterr().out
+
+
+def test_sizes_and_rates_in_units_people_read():
+    from retro.text import rate_text, size_text
+
+    assert [size_text(n) for n in (0, 999, 1000, 7_479, 11_264, 1_894_000, 249_867_468,
+                                   2_600_000_000)] == [
+        "0 bytes", "999 bytes", "1.0 kB", "7.5 kB", "11 kB", "1.9 MB", "250 MB", "2.6 GB"]
+    assert [rate_text(r) for r in (3_890.4, 999_999, 16_600_000)] == [
+        "3,890 positions/s", "999,999 positions/s", "16.6 M positions/s"]
+
+
+def test_a_slow_step_says_what_it_is_doing(capsys):
+    import time
+
+    from retro.cli import _notice_if_slow
+
+    with _notice_if_slow("compiling", after=0.01):
+        time.sleep(0.3)
+    assert capsys.readouterr().err == "retro: compiling...\n"
+    with _notice_if_slow("compiling", after=60):
+        pass
+    time.sleep(0.05)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_old_name_of_max_enemy_men_still_works(tmp_path, capsys):
+    assert main(["build", "--board", "4", "--max-guards", "2", "--out", str(tmp_path / "a.h5"),
+                 "--quiet"]) == 0
+    assert "layers 0..2" in capsys.readouterr().out
+    with open_database(tmp_path / "a.h5") as db:
+        assert db.max_enemy_men == 2 and db.max_guards == 2

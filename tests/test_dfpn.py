@@ -214,6 +214,7 @@ def test_solve_returns_alphabetas_solution_with_proof_and_table_figures():
     assert solution.winner is minimax(solution.position)[0]
     stats = solution.as_dict()["stats"]
     assert stats["nodes"] > 0 and stats["proof_size"] > 0 and stats["table_stores"] > 0
+    assert stats["proof_seconds"] >= 0
     assert 0 < stats["table_entries"] <= stats["table_capacity"] == 2**16
     assert solve("M XXO XOX OXX").winner is solve(Position.parse("M XXO XOX OXX")).winner
 

@@ -19,6 +19,7 @@ from retro.play import (
     chances,
     computer_move,
     play_game,
+    score,
 )
 from retro.db.database import GameOverError
 
@@ -247,3 +248,82 @@ def test_whole_game_through_piped_input(db4):
             assert v_after & 1 and v_after >> 1 == (v_before >> 1) - 1
         position = after
     assert position == final
+
+
+# --- the terminal game's board, score, value and repetitions -----------------------------
+
+
+def marked_squares(board_lines: list[str]) -> set[str]:
+    """The squares a grid board prints in brackets: a cell at column c sits at 4 + 2c,
+    and a bracket opens just before a marked cell or a run of marked cells."""
+    marked = set()
+    for line in board_lines[1:]:
+        row = int(line[:2])
+        inside = False
+        for c in range((len(line) - 3) // 2):
+            before, cell = line[3 + 2 * c], line[4 + 2 * c] if 4 + 2 * c < len(line) else " "
+            inside = before == "[" or (inside and before == " ")
+            if inside and cell != " ":
+                marked.add("abcde"[c] + str(row))
+    return marked
+
+
+def test_marked_squares_reads_what_a_board_shows():
+    board = ["    a b c d e", " 1  X X X[O .]", " 2  X X X X X", " 3 [O]X X X X"]
+    assert marked_squares(board) == {"d1", "e1", "a3"}
+
+
+def test_one_board_a_turn_with_the_computer_s_move_marked_and_the_value(db_ttt):
+    from retro import games
+
+    out = io.StringIO()
+    with open_database(db_ttt) as db:
+        play_game(db, "X", seed=5, input_stream=io.StringIO("value\nb2\nmoves\nvalue\na1\nquit\n"),
+                  output_stream=out)
+    lines = out.getvalue().splitlines()
+    boards = [i for i, line in enumerate(lines) if line == "    a b c"]
+    assert len(boards) == 3  # the start, then one a turn: after each of the computer's moves
+    game = games.get("tic-tac-toe")
+    replies = [line.removeprefix("The computer plays ").rstrip(".") for line in lines
+               if line.startswith("The computer plays ")]
+    assert len(replies) == 2
+    for at, reply in zip(boards[1:], replies):
+        assert marked_squares(lines[at:at + 4]) == {reply}
+    # The value: asked for before the first move, then shown after each board until hidden.
+    assert lines[lines.index("your move (X): value") + 1] == "value: a draw with perfect play"
+    assert lines[boards[1] + 5].startswith("value: ")
+    assert not any(line.startswith("value: ") for line in lines[boards[2]:])
+    assert f"moves: 1. b2 {replies[0]}" in lines
+    position = game.start()
+    for move in ["b2", replies[0], "a1", replies[1]]:
+        position = position.play(game.parse_move(move))
+    assert lines[boards[2] + 4] == f"position: {position}"
+
+
+def test_a_position_standing_three_times_is_a_draw(db_3mm, monkeypatch):
+    import retro.play as play
+
+    # White a1, c2, b3 and Black c1, a2, c3, all placed: White shuffles a1-b1-a1 and the
+    # computer (a stand-in) a2-a3-a2, so the start stands again every 4 plies.
+    start = "W 0 0 W.B B.W .WB"
+
+    def shuffle(db, position, rng=None):
+        return db.game.parse_move("a2-a3" if position.black >> 3 & 1 else "a3-a2")
+
+    monkeypatch.setattr(play, "computer_move", shuffle)
+    out = io.StringIO()
+    with open_database(db_3mm) as db:
+        assert play.play_game(db, "white", start, input_stream=io.StringIO("a1-b1\nb1-a1\n" * 5),
+                              output_stream=out, strict=True) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[-2] == "A draw: the same position has stood 3 times."
+    assert lines[-1] == "moves: 1. a1-b1 a2-a3 2. b1-a1 a3-a2 3. a1-b1 a2-a3 4. b1-a1 a3-a2"
+
+
+def test_the_score_numbers_full_moves():
+    from retro import games
+
+    game = games.get("tic-tac-toe")
+    x, o = game.sides
+    assert score([(x, "b2"), (o, "a1"), (x, "c3")], x) == "1. b2 a1 2. c3"
+    assert score([(o, "a1"), (x, "c3")], x) == "1. ... a1 2. c3"

@@ -144,7 +144,7 @@ def test_move_round_trip(text):
     assert str(Move.parse(text)) == text
 
 
-@pytest.mark.parametrize("text", ["", "e1", "e1-", "e1d1", "f1-e1", "e0-e1", "e1-e6", 42, "e1--d1"])
+@pytest.mark.parametrize("text", ["", "e1", "e1-", "e1d", "f1-e1", "e0-e1", "e1-e6", 42, "e1--d1", "e1-d1-c1"])
 def test_bad_move_text(text):
     with pytest.raises(MoveSyntaxError):
         Move.parse(text)

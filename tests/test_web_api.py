@@ -249,13 +249,27 @@ def test_info_health_docs_and_page(web_client, dbs, db3, db4, db5_low, db_ttt, d
     assert {"/api/v1/probe", "/api/v1/line", "/api/v1/play", "/api/v1/info"} <= set(spec["paths"])
     for page in ("/", "/api/v1/docs"):
         text = web_client.get(page).text
-        assert "<html" in text and not re.search(r"""(src|href)=["']?(https?:)?//""", text)
+        # Nothing loaded from elsewhere (scripts, styles, images); plain links may leave.
+        assert "<html" in text and not re.search(r"""(src|<link[^>]*href)=["']?(https?:)?//""", text)
     page = web_client.get("/").text
-    for asset in re.findall(r'"(static/[^"]+)"', page):
+    # Every script and style, and every module the scripts import, by content tag.
+    assets = re.findall(r'"(static/[^"]+\.(?:js|css)(?:\?[^"]*)?)"', page)
+    checked = set()
+    while assets:
+        asset = assets.pop()
+        if asset in checked:
+            continue
+        checked.add(asset)
         response = web_client.get("/" + asset)
         assert response.status_code == 200 and "http://" not in response.text.replace(
             "http://www.w3.org/2000/svg", "")
-        assert "immutable" in response.headers["cache-control"]
+        assert "immutable" in response.headers["cache-control"] and "?v=" in asset
+        assets += ["static/" + name for name in
+                   re.findall(r"""(?:from|import)\s*\(?\s*['"]\./([^'"]+)['"]""", response.text)]
+    assert {a.split("?")[0] for a in checked} >= {"static/app.js", "static/api.js", "static/board.js",
+                                                   "static/chart.js", "static/style.css"}
+    readme = web_client.get("/static/README.md")  # a document: served as text, revalidated
+    assert readme.status_code == 200 and readme.headers["content-type"].startswith("text/plain")
 
 
 # --- errors -----------------------------------------------------------------------------
@@ -599,3 +613,13 @@ def test_the_game_parameter_picks_a_notation(web_client):
     assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json()["error"]
     mixed = web_client.post("/api/v1/probe", json={"positions": ["X ... ... ...", START5]}).json()
     assert mixed["results"][0]["winner"] is None and "error" in mixed["results"][1]  # 5x5: no start here
+
+
+def test_a_line_marks_the_finishing_line_of_its_steps(web_client):
+    # X to move with a1 and b1 marked: c1 wins at once, along row 1.
+    answer = web_client.get("/api/v1/line", params={"position": "X XX. OO. ..."}).json()
+    assert [step["move"] for step in answer["line"]] == ["c1"]
+    assert answer["line"][-1]["lines"] == [{"side": "X", "points": ["a1", "b1", "c1"]}]
+    answer = web_client.get("/api/v1/line", params={"position": "M .O. XOX .O."}).json()
+    assert all(("lines" in step) == (step is answer["line"][-1] and step["winner"] == "enemy"
+                                     and step["plies"] == 0) for step in answer["line"])

@@ -611,7 +611,7 @@ def test_keyboard_play(page, web_server, dbs):
         if focused_point(page):
             break
     assert focused_point(page) == "a1"
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1, enemy"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "a1, enemy man"
     move = db.moves(start)[0][0]
 
     def walk(frm: str, to: str) -> None:
@@ -627,7 +627,7 @@ def test_keyboard_play(page, web_server, dbs):
 
     walk("a1", move.source)
     label = page.evaluate("document.activeElement.getAttribute('aria-label')")
-    assert label == f"{move.source}, musketeers, can move"
+    assert label == f"{move.source}, musketeer, can move"
     page.keyboard.press("Enter")
     assert page.get_attribute(f'[data-square="{move.source}"]', "aria-pressed") == "true"
     walk(move.source, move.target)
@@ -698,7 +698,7 @@ def test_wrong_clicks_are_explained(page, web_server, game_dbs):
 
     load(page, web_server)  # 4x4: M XXXO XXXX XXOX OXXX
     page.click('rect[data-square="a1"]')
-    assert page.text_content("#message") == "That piece is the enemy's: the musketeers are to move."
+    assert page.text_content("#message") == "That is an enemy man: the musketeers are to move."
     page.click('rect[data-square="d1"]')
     page.click('rect[data-square="a3"]')
     assert page.text_content("#message") == "d1 cannot go to a3."
@@ -719,7 +719,7 @@ def test_wrong_clicks_are_explained(page, web_server, game_dbs):
     assert page.text_content("#message") == ("c4 is empty: choose one of Black's pieces first, "
                                              "then where it goes.")
     page.click('circle[data-square="a1"]')
-    assert page.text_content("#message") == "That piece is White's: Black is to move."
+    assert page.text_content("#message") == "That is a white piece: Black is to move."
 
 
 def contrast(a: str, b: str) -> float:

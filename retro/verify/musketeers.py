@@ -30,7 +30,7 @@ import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cache
 from math import comb
 from pathlib import Path
@@ -42,7 +42,7 @@ from numba import njit, prange
 
 from ..games.musketeers import rules
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
-from .report import Check
+from .report import Check, JsonReport
 from ..values import ENCODING, Outcome
 from ..games.musketeers.position import Position, Side
 from ..db.format import ChecksumError, DatabaseFile, NotADatabaseError
@@ -435,7 +435,7 @@ class Disagreement:
 
 
 @dataclass
-class VerifyReport:
+class VerifyReport(JsonReport):
     """What :func:`verify` checked and found."""
 
     path: Path
@@ -449,12 +449,6 @@ class VerifyReport:
     checks: list[Check] = field(default_factory=list)
     disagreement_count: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        """JSON-ready form."""
-        out = asdict(self)
-        out["path"] = str(self.path)
-        return out
 
 
 # --- verification ----------------------------------------------------------------------

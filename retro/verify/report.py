@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
@@ -12,3 +12,13 @@ class Check:
     name: str
     ok: bool
     detail: str = ""
+
+
+class JsonReport:
+    """``as_dict`` of a report dataclass with a ``path``: JSON-ready, the path as text."""
+
+    def as_dict(self) -> dict:
+        """JSON-ready form."""
+        out = asdict(self)
+        out["path"] = str(self.path)
+        return out

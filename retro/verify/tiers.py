@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,7 @@ from numba import njit, prange
 from ..db.format import DatabaseFile, dataset_path
 from ..db.hdf5io import HDF5_ERRORS, digest, get_text
 from ..games.protocol import OPEN, Game
-from .report import Check
+from .report import Check, JsonReport
 from ..values import Outcome, draw_value, not_a_position
 
 OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, NOT_FINISHED_ZERO = 0, 1, 2, 3, 4, 5
@@ -75,7 +75,7 @@ class Disagreement:
 
 
 @dataclass
-class TierVerifyReport:
+class TierVerifyReport(JsonReport):
     """What :func:`verify` checked and found."""
 
     path: Path
@@ -88,12 +88,6 @@ class TierVerifyReport:
     checks: list[Check] = field(default_factory=list)
     disagreement_count: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        """JSON-ready form."""
-        out = asdict(self)
-        out["path"] = str(self.path)
-        return out
 
 
 @njit(cache=True, parallel=True)

@@ -547,8 +547,8 @@ class Morris(Game):
             "lines": [[a, c] for a, c in b.spec.edges],
             "mills": [list(line) for line in b.spec.lines],
             "groups": list(b.spec.rows),
-            "pieces": {"W": {"side": Side.WHITE.value, "shape": "light"},
-                       "B": {"side": Side.BLACK.value, "shape": "dark"}},
+            "pieces": {"W": {"side": Side.WHITE.value, "shape": "light", "name": "white piece"},
+                       "B": {"side": Side.BLACK.value, "shape": "dark", "name": "black piece"}},
             "hands": True,
             "pieces_per_side": self.pieces,
         }

@@ -177,8 +177,8 @@ class ThreeMusketeers(Game):
                        for r in range(n) for c in range(n)],
             "lines": [],
             "groups": [n] * n,
-            "pieces": {"O": {"side": Side.MUSKETEERS.value, "shape": "ring"},
-                       "X": {"side": Side.ENEMY.value, "shape": "cross"}},
+            "pieces": {"O": {"side": Side.MUSKETEERS.value, "shape": "ring", "name": "musketeer"},
+                       "X": {"side": Side.ENEMY.value, "shape": "cross", "name": "enemy man"}},
             "hands": False,
         }
 

@@ -289,8 +289,8 @@ class TicTacToe(Game):
             "points": [{"name": NAMES[s], "x": s % 3, "y": s // 3} for s in range(rules.SQUARES)],
             "lines": [],
             "groups": [3, 3, 3],
-            "pieces": {"X": {"side": Side.X.value, "shape": "cross"},
-                       "O": {"side": Side.O.value, "shape": "ring"}},
+            "pieces": {"X": {"side": Side.X.value, "shape": "cross", "name": "X"},
+                       "O": {"side": Side.O.value, "shape": "ring", "name": "O"}},
             "hands": False,
         }
 

@@ -429,7 +429,9 @@ function whyNot(board, here, name) {
   if (piece && placing) return 'That ' + point + ' is not empty.';
   if (view.selected && !(piece && piece.side === here.side)) return view.selected + ' cannot go to ' + name + '.';
   if (piece && piece.side !== here.side) {
-    return 'That piece is ' + possessive(sideOf(board, piece.side)) + ': ' + sideIs(mover) + ' to move.';
+    const what = piece.name ? 'That is ' + (/^[aeiou]/i.test(piece.name) ? 'an ' : 'a ') + piece.name
+      : 'That piece is ' + possessive(sideOf(board, piece.side));
+    return what + ': ' + sideIs(mover) + ' to move.';
   }
   if (piece) return 'The piece on ' + name + ' cannot move.';
   if (placing) return 'No move places a piece on ' + name + '.';
@@ -568,7 +570,8 @@ function describe(board, pos) {
 
 function pointLabel(board, pos, name, extra) {
   const piece = board.geometry.pieces[pos.cells[name]];
-  return name + ', ' + (piece ? sideOf(board, piece.side).name : 'empty') + (extra[name] ? ', ' + extra[name] : '');
+  const what = piece ? piece.name || sideOf(board, piece.side).name : 'empty';
+  return name + ', ' + what + (extra[name] ? ', ' + extra[name] : '');
 }
 
 /** The board of the current position (or of the preview, or of the editor). */
@@ -590,6 +593,7 @@ function paintBoard() {
     const pos = readPosition(board, view.preview.step.position);
     spec.cells = pos.cells;
     spec.last = parseMove(view.preview.step.move);
+    spec.lines = tonedLines(board, view.preview.step.lines || []);
     hands = pos.hands;
     spec.caption = 'Preview. ' + describe(board, pos);
     spec.label = (name) => pointLabel(board, pos, name, notes);

@@ -1,0 +1,111 @@
+"""Where retro finds its databases (retro.db.locations): $RETRO_DB_DIR, ./db, the
+checkout's db/, the per-user data folder, in that order; where `retro build` writes;
+and the errors that name --db and the variable."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import retro
+from retro.cli import main
+from retro.db import locations
+from retro.errors import DatabaseNotFoundError
+
+TTT = "tic-tac-toe.h5"
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch):
+    """A working folder outside the checkout, a user data folder and a variable's
+    folder, all empty; the working directory is the first."""
+    work, user, variable = (tmp_path / name for name in ("work", "user", "variable"))
+    for folder in (work, user, variable):
+        folder.mkdir()
+    monkeypatch.setenv("XDG_DATA_HOME", str(user))
+    monkeypatch.delenv(locations.ENVIRONMENT, raising=False)
+    monkeypatch.chdir(work)
+    return work, user / "retro", variable
+
+
+def test_the_search_order(places, db_ttt, monkeypatch):
+    work, user, variable = places
+    assert locations.checkout() is None  # the working folder is outside the checkout
+    assert locations.directories() == [user]
+    assert locations.find(TTT) is None and locations.build_target(TTT) == user / TTT
+    user.mkdir(parents=True)
+    shutil.copy(db_ttt, user / TTT)
+    assert locations.find(TTT) == user / TTT
+    (work / "db").mkdir()  # ./db comes before the user folder...
+    assert locations.find(TTT) == user / TTT  # ...but holds no such file yet
+    shutil.copy(db_ttt, work / "db" / TTT)
+    assert locations.find(TTT) == Path("db") / TTT
+    monkeypatch.setenv(locations.ENVIRONMENT, str(variable))  # the variable comes first
+    assert locations.directories() == [variable, Path("db"), user]
+    assert locations.find(TTT) == Path("db") / TTT and locations.build_target(TTT) == variable / TTT
+    shutil.copy(db_ttt, variable / TTT)
+    assert locations.find(TTT) == variable / TTT
+
+
+def test_inside_the_checkout_its_db_folder_is_searched(monkeypatch, tmp_path):
+    root = Path(retro.__file__).resolve().parents[1]
+    if not (root / "pyproject.toml").is_file():
+        pytest.skip("retro is installed, not run from a checkout")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv(locations.ENVIRONMENT, raising=False)
+    monkeypatch.chdir(root / "tests")  # inside the checkout, no db/ here
+    assert locations.checkout() == root
+    assert root / "db" in [folder.resolve() for folder in locations.directories()]
+
+
+def test_the_library_and_the_cli_find_a_database_from_anywhere(places, db_ttt, capsys):
+    work, user, _ = places
+    with pytest.raises(DatabaseNotFoundError) as missing:
+        retro.open_database(game="tic-tac-toe")
+    message = str(missing.value)
+    assert "--db" in message and locations.ENVIRONMENT in message and str(user) in message
+    assert main(["probe", "x ... ... ..."]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--db" in err and locations.ENVIRONMENT in err
+    user.mkdir(parents=True)
+    shutil.copy(db_ttt, user / TTT)
+    with retro.open_database(game="tic-tac-toe") as db:
+        assert db.game.name == "tic-tac-toe"
+    assert main(["probe", "x ... ... ..."]) == 0
+    assert capsys.readouterr().out.startswith("X ... ... ...: a draw")
+
+
+def test_retro_build_writes_where_it_is_found_and_says_so(places, monkeypatch, capsys):
+    work, user, variable = places
+    assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    written = user / "three-mens-morris.h5"
+    assert written.is_file() and out.startswith(f"built {written}: ")
+    assert out.count("\n") == 1  # found from anywhere: nothing more to say
+    assert main(["build", "--game", "three-mens-morris"]) == 0  # found, not built twice
+    assert "is already built" in capsys.readouterr().out
+    monkeypatch.setenv(locations.ENVIRONMENT, str(variable))
+    assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
+    assert (variable / "three-mens-morris.h5").is_file()
+    capsys.readouterr()
+    monkeypatch.delenv(locations.ENVIRONMENT)
+    (work / "db").mkdir()  # a ./db folder: built there, found when run here
+    assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    here = work.resolve() / "db" / "three-mens-morris.h5"
+    assert lines[0].startswith(f"built {here}: ") and here.is_file()
+    assert lines[1].startswith(f"retro finds it when run in {work.resolve()}")
+    assert locations.ENVIRONMENT in lines[1] and "--db" in lines[1]
+
+
+def test_serve_finds_every_game_s_file(places, db_ttt, db_3mm):
+    from retro.web.server import find_databases
+
+    work, user, _ = places
+    user.mkdir(parents=True)
+    shutil.copy(db_ttt, user / TTT)
+    shutil.copy(db_3mm, user / "three-mens-morris.h5")
+    assert sorted(p.name for p in find_databases(None)) == ["three-mens-morris.h5", TTT]
+    assert find_databases([Path("x.h5")]) == [Path("x.h5")]  # given files are served as given

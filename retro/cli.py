@@ -138,8 +138,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="retro",
         description="Strongly solve games by retrograde analysis (Three Musketeers, "
-        "tic-tac-toe, ...), and query, play, verify and analyze the result. "
-        "'retro games' lists the games.",
+        "tic-tac-toe, three and six men's morris), and query, play, verify and analyze "
+        "the result. 'retro games' lists the games; 'retro COMMAND --help' explains each.",
         epilog=POSITION_HELP,
     )
     parser.add_argument("--version", action="version", version=f"retro {__version__}")

@@ -174,6 +174,15 @@ def test_a_shared_link_reopens_the_game(page, browser, web_server, dbs):
                                 arg=str(here))
         assert other.text_content("#value") == page.text_content("#value")
         assert other.locator("#game button").count() == 5
+        # The same link in other spellings the CLI reads: lower case, E1E2, e1 e2.
+        moves = [str(m).upper().replace("-", "") if i % 2 else str(m).replace("-", "%20")
+                 for i, m in enumerate(line)]
+        odd = f"{web_server}?start={str(start).lower().replace(' ', '_')}&moves={','.join(moves)}&ply=3"
+        load(other, odd)
+        wait_for(other, here)
+        assert other.locator("#game button").count() == 5
+        assert [b.text_content().split(".", 1)[1] for b in other.locator("#game button").all()] == \
+            [str(m) for m in line]
     finally:
         other.close()
 

@@ -20,8 +20,8 @@ import {ApiError, api, linkText, probe} from './api.js';
 import {drawBoard} from './board.js';
 import {drawChart} from './chart.js';
 import {
-  capitalize, code, compose, kind, otherSide, parseMove, possessive, rank, readPosition, sideIs, sideOf,
-  tone, words,
+  capitalize, code, compose, kind, otherSide, parseMove, possessive, rank, readPosition, sameMove,
+  sideIs, sideOf, tone, words,
 } from './notation.js';
 
 const $ = (id) => document.getElementById(id);
@@ -191,12 +191,14 @@ function resolve(start, moves, name) {
     const step = (i) => {
       const node = path[path.length - 1];
       if (i >= moves.length) return {path: path, bad: null};
-      const known = node.child(moves[i]);
-      if (known) { path.push(known); return step(i + 1); }
-      const move = node.answer.moves.find((m) => m.move === moves[i]);
+      // A link's move in any spelling the CLI reads (E1E2, e1 e2, e1xe2): the legal move
+      // it names, as the API writes it.
+      const move = node.answer.moves.find((m) => sameMove(m.move, moves[i]));
       if (!move) return {path: path, bad: moves[i]};
+      const known = node.child(move.move);
+      if (known) { path.push(known); return step(i + 1); }
       return probe(move.position, name).then((next) => {
-        path.push(node.child(moves[i]) || node.add(moves[i], next));
+        path.push(node.child(move.move) || node.add(move.move, next));
         return step(i + 1);
       });
     };

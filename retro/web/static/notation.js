@@ -77,6 +77,16 @@ export function compose(board, letter, cells, hands) {
   return [letter].concat(geometry.hands ? [String(hands[0]), String(hands[1])] : [], groups).join(' ');
 }
 
+/** Whether ``typed`` names the legal move ``canonical`` (as the API writes it): the same
+ * squares in order, whatever the case, spaces, underscores or dashes, and Three
+ * Musketeers' capture written with an x (e1xe2). */
+export function sameMove(canonical, typed) {
+  const compact = (text) => String(text || '').toLowerCase().replace(/[\s_\-\u2013\u2014]+/g, '');
+  const want = compact(canonical);
+  const got = compact(typed);
+  return got === want || (!want.includes('x') && /^[a-e][1-5]x[a-e][1-5]$/.test(got) && got.replace('x', '') === want);
+}
+
 export function parseMove(text) {
   const m = MOVE.exec(text || '');
   return m ? {from: m[1] || null, to: m[2], remove: m[3] || null} : {from: null, to: null, remove: null};

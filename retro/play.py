@@ -140,7 +140,7 @@ def verdict(game, position, human) -> str:
 
 
 def score(moves: list, first_side) -> str:
-    """Moves played as a numbered score: ``1. e1-d1 d2-d1  2. c3-c2`` (``1. ... d2-d1``
+    """Moves played as a numbered score: ``1. e1-d1 d2-d1 2. c3-c2`` (``1. ... d2-d1``
     when the game began with the second side to move)."""
     parts, number = [], 1
     for i, (side, move) in enumerate(moves):

@@ -12,7 +12,8 @@ for in these folders, in order, and read from the first that holds it:
 
 ``retro build`` without ``--out`` writes into the first of them (the variable's folder,
 else ``db/`` here, else the checkout's ``db/`` when inside it, else the user folder),
-so that what it builds is found again from anywhere. ``--db PATH`` always names a
+so that the same search finds what it built, and says how to reach the file from
+elsewhere when the search would not (:func:`reach`). ``--db PATH`` always names a
 file directly.
 """
 

@@ -43,11 +43,11 @@ TABLE_BITS_HELP = ("transposition table of 2**B entries (default: 512 MiB, that 
 POSITION_HELP = (
     "Positions: side to move, then one group per row from row 1 (columns a, b, ...). Three "
     "Musketeers 'M XXXXO XXXXX XXOXX XXXXX OXXXX' (M or E to move; O musketeer, X enemy man, "
-    ". empty); tic-tac-toe 'X ... ... ...'; morris 'W 9 9 ...' (W or B to move, the pieces "
-    "in hand of White and Black, then the points of each row). Quotes are optional, any case "
-    "will do, and groups may be joined by underscores as in the page's links "
-    "(M_XXXXO_XXXXX_...). Moves: e1-d1 (also e1d1, 'e1 d1'), a square for tic-tac-toe and "
-    "morris placements (b2), a removal after an x (b2-c2xd4).")
+    ". empty); tic-tac-toe 'X ... ... ...'; six men's morris 'W 6 6 ... ... .... ... ...' "
+    "(W or B to move, the pieces in hand of White and Black, then the points of each row). "
+    "Quotes are optional, any case will do, and groups may be joined by underscores as in "
+    "the page's links (M_XXXXO_XXXXX_...). Moves: e1-d1 (also e1d1, 'e1 d1'), a square for "
+    "tic-tac-toe and morris placements (b2), a removal after an x (b2-c2xd4).")
 
 QUIET_HELP = "no progress bar (none is drawn either when standard error is not a terminal)"
 FOUND = "found in $RETRO_DB_DIR, ./db, the checkout's db/ or the user data folder, in that order"
@@ -224,8 +224,8 @@ def _parser() -> argparse.ArgumentParser:
                       f"else {games.DEFAULT_GAME})")
     play.add_argument("--as", dest="human", metavar="SIDE",
                       help="your side (default: the side that moves first: musketeers, X, ...)")
-    play.add_argument("--start", metavar="POSITION", help="start from this position "
-                      "(default: the start of the game)")
+    play.add_argument("--start", metavar="POSITION", nargs="+", help="start from this "
+                      "position (quotes optional; default: the start of the game)")
     play.add_argument("--seed", type=int, metavar="S",
                       help="seed for the computer's choices among equally good moves")
     play.add_argument("--show-value", action="store_true",
@@ -340,8 +340,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(argv)
-    if isinstance(getattr(args, "position", None), list):  # an unquoted position's groups
-        args.position = " ".join(args.position) or None
+    for name in ("position", "start"):  # an unquoted position's groups, joined again
+        words = getattr(args, name, None)
+        if isinstance(words, list):
+            setattr(args, name, " ".join(words) if words else None)
     handler = {
         "games": _games, "build": _build, "probe": _probe, "play": _play, "verify": _verify,
         "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
@@ -457,7 +459,7 @@ def _build(args: argparse.Namespace) -> int:
         f"{summary.computed_positions:,} solved in {summary.seconds:.1f} s "
         f"({rate_text(rate)}), {size_text(summary.file_bytes)}"
     )
-    note = locations.reach(Path(summary.path))
+    note = locations.reach(Path(summary.path), f"{summary.game.file_stem}.h5")
     if note:
         print(note)
     return 0
@@ -545,10 +547,17 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _default_file(args: argparse.Namespace) -> Path:
-    """The file a command reads: the one given, else ``--game``'s default file."""
+    """The file a command reads: the one given, else ``--game``'s default file (when
+    missing, the error says where it was looked for and how to build it)."""
     if args.path is not None:
         return args.path
-    return default_path(games.get(args.game) if args.game else None)
+    game = games.get(args.game) if args.game else games.get()
+    path = default_path(game)
+    if not path.is_file():
+        from .db.database import open_database
+
+        open_database(game=game).close()  # raises the search order's error, or a resume hint
+    return path
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -626,6 +635,7 @@ def _solve(args: argparse.Namespace) -> int:
     with _notice_if_slow("compiling the solver (first run only; later runs read numba's cache)",
                          after=1.5):
         warm_up(method, game)  # keeps compilation out of the reported time
+    solver.touch_table()  # and the first touch of the table's memory
     solve = dfpn.solve if method == "dfpn" else alphabeta.solve
     solution = solve(position, exact=args.exact, solver=solver)
     if args.json:

@@ -1,9 +1,10 @@
 """A terminal game against the perfect player: the engine behind ``retro play``.
 
-:func:`play_game` runs one game of any game on text streams: it shows the board with
-its coordinates (rows numbered from 1 at the top, as in the notation; columns a, b,
-...), reads the human's moves (``c3-c2``, ``b2``) and commands (``hint``, ``eval``,
-``undo``, ``help``, ``quit``), and answers with the computer's moves.
+:func:`play_game` runs one game of any game on text streams: it shows one board a turn
+with its coordinates (rows numbered from 1 at the top, as in the notation; columns a,
+b, ...) and the last move's points in brackets, reads the human's moves (``c3-c2``,
+``c3c2``, ``b2``) and commands (see :data:`COMMANDS`), answers with the computer's
+moves, and ends with the result in the player's words and the score.
 
 How the computer chooses (:func:`computer_move`):
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from .db.database import RNG, Database, GameOverError, choose
 from .errors import IllegalMoveError, NotationError, UnknownCommandError, quoted  # re-exported
-from .text import format_probe, result_text
+from .text import format_probe
 from .values import Outcome
 
 COMMANDS = {
@@ -194,7 +195,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
     rng = np.random.default_rng(seed)
     computer = human.other
     echo = not _is_terminal(inp)
-    first_side = position.side
+    first_side = game.sides.from_code(0)  # numbers the score: "1." is its move
     played: list = []  # (side, move) from the start
     undo_points: list = []  # (position, moves played) before each of the human's moves
     seen: dict[str, int] = {str(position): 1}  # how often each position has stood
@@ -293,8 +294,8 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
                 continue
             undo_points.append((position, len(played)))
             position, marked = _advance(game, position, move, played, seen)
-            if position.is_over():
-                show()
+            if position.is_over() or seen[str(position)] >= REPETITIONS:
+                show()  # the game ends on the human's move: its board
 
 
 def _advance(game, position, move, played: list, seen: dict) -> tuple:

@@ -139,8 +139,9 @@ def size_text(nbytes: float) -> str:
         return f"{int(nbytes)} bytes"
     for unit, scale in (("kB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12)):
         value = nbytes / scale
-        if value < 1000 or unit == "TB":
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+        shown = f"{value:.1f}" if value < 9.95 else f"{value:,.0f}"
+        if float(shown.replace(",", "")) < 1000 or unit == "TB":  # 999.6 kB is 1.0 MB
+            return f"{shown} {unit}"
     raise AssertionError("unreachable")
 
 

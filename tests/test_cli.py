@@ -318,8 +318,9 @@ def test_sizes_and_rates_in_units_people_read():
     from retro.text import rate_text, size_text
 
     assert [size_text(n) for n in (0, 999, 1000, 7_479, 11_264, 1_894_000, 249_867_468,
-                                   2_600_000_000)] == [
-        "0 bytes", "999 bytes", "1.0 kB", "7.5 kB", "11 kB", "1.9 MB", "250 MB", "2.6 GB"]
+                                   2_600_000_000, 999_600, 9_960)] == [
+        "0 bytes", "999 bytes", "1.0 kB", "7.5 kB", "11 kB", "1.9 MB", "250 MB", "2.6 GB",
+        "1.0 MB", "10 kB"]
     assert [rate_text(r) for r in (3_890.4, 999_999, 16_600_000)] == [
         "3,890 positions/s", "999,999 positions/s", "16.6 M positions/s"]
 

@@ -79,25 +79,49 @@ def test_the_library_and_the_cli_find_a_database_from_anywhere(places, db_ttt, c
 
 def test_retro_build_writes_where_it_is_found_and_says_so(places, monkeypatch, capsys):
     work, user, variable = places
+    name = "three-mens-morris.h5"
     assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
     out = capsys.readouterr().out
-    written = user / "three-mens-morris.h5"
-    assert written.is_file() and out.startswith(f"built {written}: ")
+    assert (user / name).is_file() and out.startswith(f"built {user / name}: ")
     assert out.count("\n") == 1  # found from anywhere: nothing more to say
     assert main(["build", "--game", "three-mens-morris"]) == 0  # found, not built twice
     assert "is already built" in capsys.readouterr().out
     monkeypatch.setenv(locations.ENVIRONMENT, str(variable))
     assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
-    assert (variable / "three-mens-morris.h5").is_file()
-    capsys.readouterr()
+    assert (variable / name).is_file() and capsys.readouterr().out.count("\n") == 1
     monkeypatch.delenv(locations.ENVIRONMENT)
-    (work / "db").mkdir()  # a ./db folder: built there, found when run here
-    assert main(["build", "--game", "three-mens-morris", "--quiet"]) == 0
+    # A db/ folder here is searched, but a build never writes into a folder it merely
+    # happens to find: the user folder still holds the game's file.
+    (work / "db").mkdir()
+    assert main(["build", "--game", "three-mens-morris"]) == 0
+    assert "is already built" in capsys.readouterr().out and not (work / "db" / name).exists()
+    # Written there on purpose, it is found when retro runs here, and the note says so.
+    assert main(["build", "--game", "three-mens-morris", "--out", f"db/{name}", "--quiet"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    here = work.resolve() / "db" / "three-mens-morris.h5"
-    assert lines[0].startswith(f"built {here}: ") and here.is_file()
-    assert lines[1].startswith(f"retro finds it when run in {work.resolve()}")
-    assert locations.ENVIRONMENT in lines[1] and "--db" in lines[1]
+    here = work.resolve() / "db" / name
+    assert lines[0].startswith(f"built {here}: ")
+    assert lines[1].startswith(f"retro finds it when run in {work.resolve()} (from anywhere with "
+                               f"{locations.ENVIRONMENT}={here.parent} or --db {here})")
+    # Another name is never searched for: only --db reaches it.
+    assert main(["build", "--game", "three-mens-morris", "--out", "mine.h5", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith(f"retro finds it with --db {work.resolve() / 'mine.h5'} (the default "
+                               f"name, found by itself, is {name})")
+
+
+def test_a_python_package_folder_is_not_a_database_folder(places, monkeypatch):
+    work, user, _ = places
+    (work / "db").mkdir()
+    (work / "db" / "__init__.py").write_text("")
+    assert locations.directories() == [user]
+
+
+def test_verify_and_analyze_say_where_they_looked(places, capsys):
+    for command in ("verify", "analyze"):
+        assert main([command, "--game", "tic-tac-toe", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("retro: error: no tic-tac-toe database found (looked in ")
+        assert "--db" in err and locations.ENVIRONMENT in err and "retro build --game tic-tac-toe" in err
 
 
 def test_serve_finds_every_game_s_file(places, db_ttt, db_3mm):

@@ -8,6 +8,8 @@ numbering), never taken from the parser under test.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -116,3 +118,18 @@ def test_the_terminal_game_reads_every_spelling(db4):
             play_game(db, "musketeers", start, input_stream=io.StringIO(spelling + "\n"),
                       output_stream=out, strict=True)
         assert out.getvalue().splitlines()[-1] == "moves: 1. a1-b1"
+
+
+def test_an_empty_position_is_an_error_not_standard_input(db4, capsys):
+    assert main(["probe", "--db", str(db4), ""]) == 2
+    assert capsys.readouterr().err == "retro: error: empty position: expected M or E, then one group per row\n"
+    assert main(["solve", ""]) == 2
+    assert "empty position" in capsys.readouterr().err
+
+
+def test_play_starts_from_an_unquoted_position(db4):
+    result = subprocess.run([sys.executable, "-m", "retro.cli", "play", "--db", str(db4), "--start",
+                             "m", "ox..", ".o..", "....", "...o"], input="a1b1\n",
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "moves: 1. a1-b1"

@@ -327,3 +327,26 @@ def test_the_score_numbers_full_moves():
     x, o = game.sides
     assert score([(x, "b2"), (o, "a1"), (x, "c3")], x) == "1. b2 a1 2. c3"
     assert score([(o, "a1"), (x, "c3")], x) == "1. ... a1 2. c3"
+
+
+def test_a_draw_by_the_human_s_own_move_shows_its_board_and_the_score_numbers_white(db_3mm,
+                                                                                     monkeypatch):
+    import retro.play as play
+
+    # The same shuffles, Black (the computer) to move first: the human's move brings the
+    # start back, and the third time ends the game on the human's move.
+    start = "B 0 0 W.B B.W .WB"
+
+    def shuffle(db, position, rng=None):
+        return db.game.parse_move("a2-a3" if position.black >> 3 & 1 else "a3-a2")
+
+    monkeypatch.setattr(play, "computer_move", shuffle)
+    out = io.StringIO()
+    with open_database(db_3mm) as db:
+        play.play_game(db, "white", start, input_stream=io.StringIO("a1-b1\nb1-a1\n" * 5),
+                       output_stream=out, strict=True)
+    lines = out.getvalue().splitlines()
+    assert lines[-8:-2] == ["    a b c", " 1 [W .]B", " 2  B . W", " 3  . W B",
+                            "in hand: White 0, Black 0", f"position: {start}"]
+    assert lines[-2] == "A draw: the same position has stood 3 times."
+    assert lines[-1] == "moves: 1. ... a2-a3 2. a1-b1 a3-a2 3. b1-a1 a2-a3 4. a1-b1 a3-a2 5. b1-a1"

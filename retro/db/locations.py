@@ -4,17 +4,18 @@ A game's default file (``three-musketeers-5x5.h5``, ``tic-tac-toe.h5``, ...) is 
 for in these folders, in order, and read from the first that holds it:
 
 1. ``$RETRO_DB_DIR``, when the variable is set;
-2. ``db/`` in the working directory, when there is one (where retro 0.2 built);
+2. ``db/`` in the working directory, when there is one (where retro 0.2 built; a
+   Python package's folder, such as the source's ``retro/db/``, is not one);
 3. the checkout's ``db/``, when retro runs from a source checkout (an editable
    install) and the working directory is inside that checkout;
 4. the per-user data folder (``platformdirs.user_data_dir("retro")``:
    ``~/.local/share/retro`` on Linux).
 
-``retro build`` without ``--out`` writes into the first of them (the variable's folder,
-else ``db/`` here, else the checkout's ``db/`` when inside it, else the user folder),
-so that the same search finds what it built, and says how to reach the file from
-elsewhere when the search would not (:func:`reach`). ``--db PATH`` always names a
-file directly.
+``retro build`` without ``--out`` writes into ``$RETRO_DB_DIR`` when it is set, else
+into the checkout's ``db/`` when run inside the checkout, else into the user folder:
+never into some other ``db/`` that happens to be here. It says how to reach the file
+when the search would not find it from everywhere (:func:`reach`). ``--db PATH``
+always names a file directly.
 """
 
 from __future__ import annotations
@@ -50,13 +51,18 @@ def directories() -> list[Path]:
     variable = os.environ.get(ENVIRONMENT, "").strip()
     if variable:
         found.append(Path(variable).expanduser())
-    if Path("db").is_dir():
+    if _database_folder(Path("db")):
         found.append(Path("db"))
     root = checkout()
     if root is not None and not any(_same(root / "db", folder) for folder in found):
         found.append(root / "db")
     found.append(user_directory())
     return found
+
+
+def _database_folder(folder: Path) -> bool:
+    """A folder of databases: a directory, and not a Python package's."""
+    return folder.is_dir() and not (folder / "__init__.py").exists()
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -85,8 +91,12 @@ def find(name: str) -> Path | None:
 
 
 def build_target(name: str) -> Path:
-    """Where ``retro build`` writes ``name`` without ``--out``: the first folder searched."""
-    return shown(directories()[0] / name)
+    """Where ``retro build`` writes ``name`` without ``--out`` (see the module docstring)."""
+    variable = os.environ.get(ENVIRONMENT, "").strip()
+    root = checkout()
+    folder = (Path(variable).expanduser() if variable else root / "db" if root is not None
+              else user_directory())
+    return shown(folder / name)
 
 
 def default(name: str) -> Path:
@@ -102,17 +112,21 @@ def searched() -> str:
     return ", ".join(parts)
 
 
-def reach(path: Path) -> str:
-    """How retro finds the file ``path`` later, when not from everywhere: a note for
-    ``retro build`` to print ('' when ``$RETRO_DB_DIR`` or the user folder holds it)."""
+def reach(path: Path, name: str) -> str:
+    """How retro finds the file ``path`` later, ``name`` being its game's default file
+    name: a note for ``retro build`` to print ('' when the search finds it from any
+    working directory)."""
     where = Path(path).resolve()
+    direct = f"--db {where}"
+    if where.name != name:  # the search looks for the default name only
+        return f"retro finds it with {direct} (the default name, found by itself, is {name})"
+    found = find(name)
+    if found is None or not _same(found, where):
+        first = f"; {found.resolve()} is read first" if found is not None else ""
+        return f"retro finds it with {direct} (or {ENVIRONMENT}={where.parent}){first}"
     variable = os.environ.get(ENVIRONMENT, "").strip()
     everywhere = [user_directory()] + ([Path(variable).expanduser()] if variable else [])
     if any(_same(folder, where.parent) for folder in everywhere):
         return ""
-    found = find(where.name)
-    if found is not None and _same(found, where):
-        return (f"retro finds it when run in {where.parent.parent} (from anywhere with "
-                f"{ENVIRONMENT}={where.parent} or --db {where})")
-    return f"retro finds it with --db {where} (or {ENVIRONMENT}={where.parent})"
-
+    return (f"retro finds it when run in {where.parent.parent} (from anywhere with "
+            f"{ENVIRONMENT}={where.parent} or {direct})")

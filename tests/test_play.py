@@ -300,12 +300,11 @@ def test_one_board_a_turn_with_the_computer_s_move_marked_and_the_value(db_ttt):
     assert lines[boards[2] + 4] == f"position: {position}"
 
 
-def test_a_position_standing_three_times_is_a_draw(db_3mm, monkeypatch):
+def shuffled_game(db_3mm, monkeypatch, start: str) -> list[str]:
+    """The transcript's lines of a three men's morris game from ``start`` (White a1, c2,
+    b3 and Black c1, a2, c3, all placed) where the human, White, shuffles a1-b1-a1 and
+    the computer (a stand-in) a2-a3-a2: the start stands again every 4 plies."""
     import retro.play as play
-
-    # White a1, c2, b3 and Black c1, a2, c3, all placed: White shuffles a1-b1-a1 and the
-    # computer (a stand-in) a2-a3-a2, so the start stands again every 4 plies.
-    start = "W 0 0 W.B B.W .WB"
 
     def shuffle(db, position, rng=None):
         return db.game.parse_move("a2-a3" if position.black >> 3 & 1 else "a3-a2")
@@ -315,7 +314,11 @@ def test_a_position_standing_three_times_is_a_draw(db_3mm, monkeypatch):
     with open_database(db_3mm) as db:
         assert play.play_game(db, "white", start, input_stream=io.StringIO("a1-b1\nb1-a1\n" * 5),
                               output_stream=out, strict=True) == 0
-    lines = out.getvalue().splitlines()
+    return out.getvalue().splitlines()
+
+
+def test_a_position_standing_three_times_is_a_draw(db_3mm, monkeypatch):
+    lines = shuffled_game(db_3mm, monkeypatch, "W 0 0 W.B B.W .WB")
     assert lines[-2] == "A draw: the same position has stood 3 times."
     assert lines[-1] == "moves: 1. a1-b1 a2-a3 2. b1-a1 a3-a2 3. a1-b1 a2-a3 4. b1-a1 a3-a2"
 
@@ -331,21 +334,10 @@ def test_the_score_numbers_full_moves():
 
 def test_a_draw_by_the_human_s_own_move_shows_its_board_and_the_score_numbers_white(db_3mm,
                                                                                      monkeypatch):
-    import retro.play as play
-
-    # The same shuffles, Black (the computer) to move first: the human's move brings the
-    # start back, and the third time ends the game on the human's move.
+    # Black (the computer) to move first: the human's move brings the start back, and
+    # the third time ends the game on the human's move.
     start = "B 0 0 W.B B.W .WB"
-
-    def shuffle(db, position, rng=None):
-        return db.game.parse_move("a2-a3" if position.black >> 3 & 1 else "a3-a2")
-
-    monkeypatch.setattr(play, "computer_move", shuffle)
-    out = io.StringIO()
-    with open_database(db_3mm) as db:
-        play.play_game(db, "white", start, input_stream=io.StringIO("a1-b1\nb1-a1\n" * 5),
-                       output_stream=out, strict=True)
-    lines = out.getvalue().splitlines()
+    lines = shuffled_game(db_3mm, monkeypatch, start)
     assert lines[-8:-2] == ["    a b c", " 1 [W .]B", " 2  B . W", " 3  . W B",
                             "in hand: White 0, Black 0", f"position: {start}"]
     assert lines[-2] == "A draw: the same position has stood 3 times."

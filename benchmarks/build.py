@@ -36,7 +36,6 @@ def main() -> None:
     args = parser.parse_args()
 
     from retro import games
-    from retro.engine.build import positions_in
 
     with tempfile.TemporaryDirectory() as scratch:
         retro("build", "--board", "3", "--out", f"{scratch}/warmup.h5", "--quiet", "--force")
@@ -53,7 +52,7 @@ def main() -> None:
             out.unlink()
 
     game = games.get("three-musketeers", f"{args.board}x{args.board}")
-    positions = positions_in(game, game.tiers())
+    positions = game.positions()
     figures = {
         "board": args.board,
         "positions": positions,

@@ -281,7 +281,6 @@ def main() -> None:
 
     from retro import Position
     from retro import games
-    from retro.engine.build import positions_in
 
     start = str(Position.start())
     with tempfile.TemporaryDirectory() as scratch:
@@ -301,7 +300,7 @@ def main() -> None:
         figures = {
             "retrograde": {
                 "build_5x5_seconds": round(build5, 2),
-                "positions": positions_in(games.get(), games.get().tiers()),
+                "positions": games.get().positions(),
                 "start": {k: json.loads(probe)[k] for k in ("winner", "plies")},
             },
             "alphabeta": {

@@ -28,7 +28,8 @@ from .db import locations
 from .db.format import DatabaseError, default_path
 from .errors import quoted
 from .games.musketeers import rules
-from .games.musketeers.position import Position, PositionError, Side
+from .games.musketeers.position import PositionError
+from .values import won_text
 from .web.limits import Limits
 
 EXIT_FOUND_PROBLEMS = 1
@@ -403,7 +404,7 @@ def _games(args: argparse.Namespace) -> int:
     rows = []
     for game in games.every_game():
         rows.append({"game": game.name, "variant": game.variant, "title": game.title,
-                     "positions": sum(game.positions_in(t) for t in game.tiers()),
+                     "positions": game.positions(),
                      "description": game.description, "default_file": str(default_path(game))})
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -647,7 +648,7 @@ def _solve(args: argparse.Namespace) -> int:
     if winner is None:
         print("a draw" + (" (the game is over)" if position.is_over() else " with perfect play"))
     elif position.is_over():
-        print(f"{winner.title} {'have' if winner.plural else 'has'} won (the game is over)")
+        print(f"{won_text(winner)} (the game is over)")
     elif solution.plies is None:
         print(f"{winner.title} {'win' if winner.plural else 'wins'}")
     else:

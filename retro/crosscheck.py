@@ -58,14 +58,13 @@ def new_solver(method: str, game, table_bits: int | None = None) -> Solver | dfp
     (default: 512 MiB). Raises ValueError for a game the method does not play."""
     _check_method(method)
     if isinstance(game, int):
-        game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+        game = games.musketeers_board(game)
     tables = weak_game(game.name, game.variant)
-    if tables is None or (method == "dfpn" and game.name != games.DEFAULT_GAME):
-        playable = "alpha-beta" if tables is not None else "no weak solver"
-        raise ValueError(f"{SOLVER_NAMES[method]} does not play {game.full_name} "
-                         f"({playable} does)" if tables is not None else
-                         f"{game.full_name}: its positions repeat, and {playable} here can "
+    if tables is None:
+        raise ValueError(f"{game.full_name}: its positions repeat, and no weak solver here can "
                          "decide them; retro verify proves its database instead")
+    if method == "dfpn" and game.name != games.DEFAULT_GAME:
+        raise ValueError(f"{SOLVER_NAMES[method]} does not play {game.full_name} (alpha-beta does)")
     bits = DEFAULT_TABLE_BITS[method] if table_bits is None else table_bits
     if method == "dfpn":
         return dfpn.musketeers_dfpn_solver(game.size, table_bits=bits)
@@ -76,7 +75,7 @@ def warm_up(method: str, game) -> None:
     """Run ``method``'s kernels once on a tiny position of ``game``, so that numba
     compiles them (or loads them from its cache) here and no reported time includes it."""
     if isinstance(game, int):
-        game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+        game = games.musketeers_board(game)
     solver = new_solver(method, game, table_bits=10)
     solve = dfpn.solve if method == "dfpn" else alphabeta_solve
     position = _tiny_position(game)

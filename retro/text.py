@@ -17,8 +17,8 @@ from numba import njit
 
 from . import games
 from .errors import ChecksumError, DatabaseError, PositionError
-from .games.musketeers.position import Move, Position, Side
-from .values import Outcome
+from .games.musketeers.position import Position, Side
+from .values import Outcome, won_text
 
 GOES_ON = "the game goes on"  # what result_text says of a position that is not over
 
@@ -28,9 +28,7 @@ def result_text(position) -> str:
     if not position.is_over():
         return GOES_ON
     winner = position.winner()
-    if winner is None:
-        return "the game has ended in a draw"
-    return f"{winner.title} {'have' if winner.plural else 'has'} won"
+    return "the game has ended in a draw" if winner is None else won_text(winner)
 
 
 def outcome_code(outcome: Outcome) -> str:

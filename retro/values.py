@@ -53,6 +53,11 @@ def max_plies(dtype) -> int:
     return (int(np.iinfo(dtype).max) + 1) // 2 - 2
 
 
+def won_text(side) -> str:
+    """``the musketeers have won``, ``White has won``: a side's win in words."""
+    return f"{side.title} {'have' if side.plural else 'has'} won"
+
+
 def encode(first_side_wins: bool, plies: int) -> int:
     """The value of a win in ``plies`` for the first side (True) or the second (False)."""
     return 2 * plies + (1 if first_side_wins else 0)
@@ -174,7 +179,7 @@ class Outcome:
             return "a draw"
         who, plural = self.winner.title, self.winner.plural
         if self.plies == 0:
-            return f"{who} {'have' if plural else 'has'} won"
+            return won_text(self.winner)
         wins = "win" if plural else "wins"
         return f"{who} {wins} in {self.plies} {'ply' if self.plies == 1 else 'plies'}"
 

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from retro import games, open_database
-from retro.engine.build import build
 from retro.games.protocol import OPEN
 
 SAMPLES = 150  # entries per tier (every entry of smaller tiers)

@@ -15,7 +15,7 @@ import pytest
 
 from retro import games
 from retro.cli import main
-from retro.errors import MoveSyntaxError, NotationError
+from retro.errors import MoveSyntaxError
 from retro.games.musketeers.position import Position, Side
 
 START = "M XXXXO XXXXX XXOXX XXXXX OXXXX"

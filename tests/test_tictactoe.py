@@ -14,7 +14,6 @@ import shutil
 
 import h5py
 import numpy as np
-import pytest
 
 from minimax import ttt_boards, ttt_value
 from retro import games, open_database

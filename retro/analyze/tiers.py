@@ -71,7 +71,7 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     report["positions"] = {
         "entries": sum(r["entries"] for r in per_tier),
         "distinct": sum(sum(totals[s]["distinct"].values()) for s in sides),
-        "all": sum(game.positions_in(t) for t in tiers),
+        "all": game.positions(tiers),
     }
     report["sides"] = {f"{s}_to_move": totals[s] for s in sides}
     report["longest_win"] = longest

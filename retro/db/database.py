@@ -37,7 +37,7 @@ from ..errors import (  # BatchPositionError and GameOverError re-exported
     PositionNotInDatabaseError,
 )
 from ..games.protocol import Game
-from ..values import Outcome, draw_value, preference_keys
+from ..values import Outcome, draw_value, preference_keys, won_text
 from . import locations
 from .format import (
     DatabaseFile,
@@ -70,9 +70,7 @@ def preference(outcome: Outcome, mover) -> tuple[int, int]:
 def finished_text(position) -> str:
     """How a finished position ended, in words (its game's sides)."""
     winner = position.winner()
-    if winner is None:
-        return "a draw"
-    return f"{winner.title} {'have' if winner.plural else 'has'} won"
+    return "a draw" if winner is None else won_text(winner)
 
 
 class Database:
@@ -331,7 +329,7 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
     if isinstance(game, str):
         game = games.get(game)
     if game is None and size is not None:
-        game = games.get(games.DEFAULT_GAME, f"{size}x{size}")
+        game = games.musketeers_board(size)
     target = default_path(game) if path is None else Path(path)
     try:
         return _open(target, in_memory=in_memory, cache_bytes=cache_bytes)
@@ -428,7 +426,7 @@ class DatabasePool:
         """The database that answers positions of ``game`` (a Three Musketeers board
         size works too), opened once."""
         if isinstance(game, int):
-            game = games.get(games.DEFAULT_GAME, f"{game}x{game}")
+            game = games.musketeers_board(game)
         target = self.path if self.path is not None else default_path(game)
         db = self._open.get(target)
         if db is None:

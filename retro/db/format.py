@@ -68,7 +68,7 @@ LEGACY_VERSION = 1
 
 def dataset_path(game: Game, tier) -> str:
     """Where a tier's values sit in the file: ``<group>/<tier name>``."""
-    return f"{getattr(game, 'dataset_group', 'tiers')}/{game.tier_name(tier)}"
+    return f"{game.dataset_group}/{game.tier_name(tier)}"
 
 
 def default_path(game: Game | int | None = None) -> Path:
@@ -87,7 +87,7 @@ def _game(game: Game | int | None) -> Game:
     if game is None:
         return games.get()
     if isinstance(game, int):
-        return games.get(games.DEFAULT_GAME, f"{game}x{game}")
+        return games.musketeers_board(game)
     return game
 
 
@@ -144,7 +144,7 @@ def _named_by(name: str) -> Game | None:
     board = re.search(r"([0-9])x\1", name)
     if board:
         try:
-            return games.get(games.DEFAULT_GAME, f"{board[1]}x{board[1]}")
+            return games.musketeers_board(int(board[1]))
         except games.UnknownGameError:
             return None
     for game in games.every_game():
@@ -192,7 +192,7 @@ def write_header(f: h5py.File, game: Game, tiers) -> None:
             f.attrs[key] = value
     for name, table in tables.items():
         f.create_dataset(name, data=table)
-    f.require_group(getattr(game, "dataset_group", "tiers"))
+    f.require_group(game.dataset_group)
 
 
 class DatabaseFile:
@@ -252,7 +252,7 @@ class DatabaseFile:
                 f"{self.path} is from a build that did not finish ({len(self.tiers)} tiers "
                 f"written); to resume it, run: {resume_command(self.path, self.game)}"
             )
-        group = getattr(self.game, "dataset_group", "tiers")
+        group = self.game.dataset_group
         if group not in self.file:
             raise damaged(self.path, f"the group {group} is missing")
         missing = [self.game.tier_name(t) for t in self.tiers if dataset_path(self.game, t) not in self.file]
@@ -277,7 +277,7 @@ class DatabaseFile:
         """A Three Musketeers file of retro 0.2: board_size, layers, max_enemy_men."""
         size = int(attrs["board_size"])
         try:
-            self.game = games.get(games.DEFAULT_GAME, f"{size}x{size}")
+            self.game = games.musketeers_board(size)
         except games.UnknownGameError:
             raise damaged(self.path, f"board size {size}") from None
         every = list(self.game.tiers())
@@ -308,12 +308,11 @@ class DatabaseFile:
             names = json.loads(get_text(attrs, "tiers") or "")
         except ValueError:
             names = None
-        by_name = {self.game.tier_name(t): t for t in self.game.tiers()}
+        by_name = {self.game.tier_name(t): t for t in self.game.tiers()}  # in solving order
         if not isinstance(names, list) or not all(isinstance(n, str) and n in by_name for n in names):
             raise damaged(self.path, "its list of tiers")
         self.tiers = [by_name[n] for n in names]
-        order = {self.game.tier_name(t): i for i, t in enumerate(self.game.tiers())}
-        if bool(attrs["complete"]) and [order[n] for n in names] != list(range(len(names))):
+        if bool(attrs["complete"]) and names != list(by_name)[:len(names)]:
             raise damaged(self.path, "its tiers are not a whole prefix of the game's")
 
     # --- Three Musketeers' view -------------------------------------------------------

@@ -31,7 +31,6 @@ import numpy as np
 from ..errors import (
     BatchPositionError,
     BoardMismatchError,
-    ChecksumError,
     PositionError,
     PositionNotInDatabaseError,
     DatabaseError,

@@ -63,6 +63,7 @@ from ..db.format import (
     dataset_path,
     manifest_path,
     partial_path,
+    read_manifest,
     write_header,
 )
 from ..db.hdf5io import (
@@ -115,18 +116,13 @@ class BuildSummary:
         return self.resumed_from
 
 
-def positions_in(game: Game, tiers) -> int:
-    """Positions the tiers stand for (both sides, every symmetric image)."""
-    return sum(game.positions_in(t) for t in tiers)
-
-
 def resolve_game(game: Game | str | int | None = None, variant: str | None = None) -> Game:
     """A game from a game, a name (with ``variant``) or a Three Musketeers board size."""
     if game is None:
         game = games.DEFAULT_GAME
     if isinstance(game, int) and not isinstance(game, bool):
         try:
-            return games.get(games.DEFAULT_GAME, f"{game}x{game}")
+            return games.musketeers_board(game)
         except games.UnknownGameError:
             raise BuildError(f"board size {game} is not supported: use 3, 4 or 5") from None
     if isinstance(game, str):
@@ -154,9 +150,10 @@ def build(
     """Build (or resume, or extend) the database of a game.
 
     ``game`` is a game, a game's name (with ``variant``) or a Three Musketeers board
-    size (the default: 5); ``out`` the file to write (default: the game's file in the
-    first folder :mod:`retro.db.locations` searches). ``max_enemy_men`` limits a Three Musketeers build to layers
-    0..max_enemy_men (an endgame database); ``threads`` sets the number of numba threads;
+    size (the default: 5); ``out`` the file to write (default: the game's file where
+    :func:`retro.db.locations.build_target` puts it). ``max_enemy_men`` limits a Three
+    Musketeers build to layers 0..max_enemy_men (an endgame database); ``threads`` sets
+    the number of numba threads;
     ``force`` rebuilds even when a complete database is already at ``out``. Raises
     :class:`BuildError` (one line, saying what to do) for bad arguments, an unusable
     output, another build of the same output (:class:`BuildLockedError`), or a disk
@@ -256,7 +253,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     existing = None if force else _existing_database(out, game)
     if existing is not None and existing >= len(tiers):
         held = tuple(game.tiers())[:existing]
-        return BuildSummary(out, game, held, positions_in(game, held), 0,
+        return BuildSummary(out, game, held, game.positions(held), 0,
                             time.perf_counter() - started, out.stat().st_size, None,
                             already_built=True)
     job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
@@ -270,8 +267,8 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             f"{_span(game, tiers[:first])} already done")
 
     todo = tiers[first:]
-    total = positions_in(game, todo)
-    memory = _TierMemory(job, checkpoints, first)
+    total = game.positions(todo)
+    memory = _TierMemory(job, checkpoints)
     writer = _TierWriter(checkpoints)
     bar = _progress_bar(total, progress)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
@@ -293,7 +290,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     seconds = time.perf_counter() - started
     _assemble(checkpoints, seconds, threads)
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
-    return BuildSummary(out, game, tiers, positions_in(game, tiers), total,
+    return BuildSummary(out, game, tiers, game.positions(tiers), total,
                         time.perf_counter() - started, out.stat().st_size,
                         tiers[first] if first > 0 and todo else None)
 
@@ -320,14 +317,12 @@ def _solve_tier(game: Game, tier, children: dict, advance) -> np.ndarray:
 class _TierMemory:
     """The values of solved tiers that later tiers still need, and no others."""
 
-    def __init__(self, job: _Job, checkpoints: _Checkpoints, first: int) -> None:
-        self.game, self.checkpoints = job.game, checkpoints
-        position = {tier: i for i, tier in enumerate(job.tiers)}
-        self.last_use: dict = {}
+    def __init__(self, job: _Job, checkpoints: _Checkpoints) -> None:
+        self.checkpoints = checkpoints
+        self.last_use: dict = {}  # tier -> the last tier (by its place) that needs it
         for i, tier in enumerate(job.tiers):
             for child in job.game.child_tiers(tier):
                 self.last_use[child] = max(self.last_use.get(child, -1), i)
-        self.position = position
         self.kept: dict = {}
 
     def values(self, tier) -> np.ndarray:
@@ -449,15 +444,14 @@ class _Checkpoints:
         self.directory = directory = partial_path(job.out)
         stamp = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game.name,
                  "variant": self.game.variant}
-        manifest = manifest_path(job.out)
-        recorded = _read_json(manifest)
-        if fresh or not isinstance(recorded, dict) or {k: recorded.get(k) for k in stamp} != stamp:
+        recorded = read_manifest(job.out)
+        if fresh or recorded is None or {k: recorded.get(k) for k in stamp} != stamp:
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True)
         for stale in directory.glob("*.tmp"):  # a write cut off by a kill
             stale.unlink(missing_ok=True)
         options = {} if job.max_enemy_men is None else {"max_enemy_men": job.max_enemy_men}
-        write_atomically(json.dumps({**stamp, **options}).encode(), manifest)
+        write_atomically(json.dumps({**stamp, **options}).encode(), manifest_path(job.out))
         self.completed = 0
         for tier in job.tiers:
             if not self.path(tier).exists():
@@ -465,25 +459,22 @@ class _Checkpoints:
             problem = self._problem(tier)
             if problem is not None:
                 say(f"checkpoint {self.path(tier)} is damaged ({problem}); "
-                    f"rebuilding from {self._tier_words(tier)}")
+                    f"rebuilding from {self.game.tier_words(tier)}")
                 break
             self.completed += 1
-
-    def _tier_words(self, tier) -> str:
-        return f"layer {tier}" if self.game.name == games.DEFAULT_GAME else f"tier {self.game.tier_name(tier)}"
 
     @staticmethod
     def finished_on_disk(job: _Job) -> int:
         """Tiers with checkpoint files, in order (not checked)."""
         n = 0
         for tier in job.tiers:
-            if not (partial_path(job.out) / f"{job.game.tier_name(tier)}.h5").exists():
+            if not _checkpoint_path(job, tier).exists():
                 break
             n += 1
         return n
 
     def path(self, tier) -> Path:
-        return self.directory / f"{self.game.tier_name(tier)}.h5"
+        return _checkpoint_path(self.job, tier)
 
     def _problem(self, tier) -> str | None:
         """Why a checkpoint cannot be used (None when it is sound): its header, its
@@ -541,16 +532,14 @@ class _Checkpoints:
                 buffer, f = self._new(tier)
                 with f:
                     where = dataset_path(self.game, tier)
-                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]], self._tier_words(tier))
+                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]], self.game.tier_words(tier))
                 write_atomically(buffer.getbuffer(), self.path(tier))
         self.completed = count
 
 
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+def _checkpoint_path(job: _Job, tier) -> Path:
+    """``<out>.partial/<tier name>.h5``: the checkpoint of a finished tier."""
+    return partial_path(job.out) / f"{job.game.tier_name(tier)}.h5"
 
 
 class _TierWriter:
@@ -605,7 +594,7 @@ def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) ->
             with h5py.File(checkpoints.path(tier), "r") as source:
                 try:
                     copy_dataset(source[where], f[where.rsplit("/", 1)[0]],
-                                 checkpoints._tier_words(tier))
+                                 game.tier_words(tier))
                 except ChecksumError as error:
                     checkpoints.path(tier).unlink(missing_ok=True)
                     raise BuildError(

@@ -8,6 +8,8 @@ tiers, and return the tier's values in the encoding of :mod:`retro.values`.
   known: an entry's value is the best over its children, one ply further from the end
   (a win if some child is lost for the opponent, the fastest; else a draw if some
   child is drawn; else a loss, the slowest). One pass, in parallel.
+* :func:`retro.engine.retrograde.solve_loopy`: moves lead back into the tier
+  (:meth:`Game.loopy`), so values are found backwards from the decided positions.
 """
 
 from __future__ import annotations

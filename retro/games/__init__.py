@@ -51,6 +51,11 @@ def _instance(cls: type[Game], variant: str) -> Game:
     return cls(variant)
 
 
+def musketeers_board(size: int) -> Game:
+    """Three Musketeers on the ``size``×``size`` board (UnknownGameError for another size)."""
+    return get(DEFAULT_GAME, f"{size}x{size}")
+
+
 def every_game() -> list[Game]:
     """Every variant of every game, in registry order."""
     return [get(name, variant) for name, cls in GAMES.items() for variant in cls.variants]
@@ -80,4 +85,4 @@ def _parsers() -> tuple[Game, ...]:
 
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "NotationError", "Side", "UnknownGameError",
-           "every_game", "get", "identify"]
+           "every_game", "get", "identify", "musketeers_board"]

@@ -168,7 +168,10 @@ def slots(cells: Sequence[str], marked: Sequence[bool]) -> str:
     return "".join(out).rstrip()
 
 
-def grid_text(rows: list[str], files: str = "abcde", marked: Collection[str] = ()) -> str:
+FILES = "abcde"  # the columns' letters of every grid, from the left
+
+
+def grid_text(rows: list[str], files: str = FILES, marked: Collection[str] = ()) -> str:
     """A grid board for the terminal: a header of column letters, then one numbered line
     per row (``rows``: each row's cells, from row 1); the squares named in ``marked``
     (``"e1"``, ...) in brackets."""
@@ -191,6 +194,7 @@ class Game:
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)
     symmetries: ClassVar[int] = 1
+    dataset_group: ClassVar[str] = "tiers"  # the file's group holding the tiers' datasets
     gzip_level: ClassVar[int] = 3  # of the stored tiers (Three Musketeers: 3, as in retro 0.2)
 
     def __init__(self, variant: str = "") -> None:
@@ -205,6 +209,15 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<game {self.full_name}>"
+
+    @property
+    def short_name(self) -> str:
+        """How messages name this variant briefly (Three Musketeers: its board, ``5x5``)."""
+        return self.full_name
+
+    def tier_words(self, tier: Tier) -> str:
+        """How messages name a tier (``tier marks_5``; Three Musketeers: ``layer 5``)."""
+        return f"tier {self.tier_name(tier)}"
 
     # --- positions ------------------------------------------------------------
 
@@ -264,6 +277,10 @@ class Game:
     def positions_in(self, tier: Tier) -> int:
         """Positions the tier stands for (both sides; with every symmetric image)."""
         return self.tier_size(tier)
+
+    def positions(self, tiers: Sequence[Tier] | None = None) -> int:
+        """Positions the tiers stand for (every tier of the game by default)."""
+        return sum(self.positions_in(t) for t in (self.tiers() if tiers is None else tiers))
 
     def tier_sides(self, tier: Tier) -> np.ndarray:
         """The side to move (0 or 1) of every entry of the tier."""
@@ -329,3 +346,34 @@ class Game:
         """The points whose content differs between two positions: those a move touched."""
         names = [point["name"] for point in self.geometry()["points"]]
         return [name for name, a, b in zip(names, self.cells(before), self.cells(after)) if a != b]
+
+
+class GridGame(Game):
+    """A game on a square grid whose notation is the side to move, then one group per
+    row from row 1 (Three Musketeers, tic-tac-toe): its geometry, cells and terminal
+    board from :attr:`grid_size` and :attr:`piece_kinds`."""
+
+    piece_kinds: ClassVar[dict]  # notation character -> {"side", "shape", "name"}
+
+    @property
+    def grid_size(self) -> int:
+        raise NotImplementedError
+
+    def geometry(self) -> dict:
+        n = self.grid_size
+        return {
+            "kind": "grid", "columns": n, "rows": n,
+            "points": [{"name": f"{FILES[c]}{r + 1}", "x": c, "y": r}
+                       for r in range(n) for c in range(n)],
+            "lines": [],
+            "groups": [n] * n,
+            "pieces": {char: dict(kind) for char, kind in self.piece_kinds.items()},
+            "hands": False,
+        }
+
+    def cells(self, position) -> str:
+        return "".join(str(position).split()[1:])
+
+    def board_text(self, position, marked: Collection[str] = ()) -> str:
+        """The board with coordinates: a header of column letters, one numbered line per row."""
+        return grid_text(str(position).split()[1:], marked=marked)

@@ -37,7 +37,7 @@ from numba.extending import intrinsic
 from . import games
 from ..bits import triple_rank
 from .games import GameTables, generate, result, terminal
-from ..games.musketeers.position import Move, Position, Side, as_position
+from ..games.musketeers.position import Move, Position, Side
 
 WIN = 10_000
 INFINITY = 30_000

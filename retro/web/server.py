@@ -181,8 +181,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
         })
         config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
                              timeout_graceful_shutdown=5)
-        boards = ", ".join(game.variant if game.name == games.DEFAULT_GAME else game.name
-                           for _, game, _ in databases)
+        boards = ", ".join(game.short_name for _, game, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
               "Ctrl-C stops)", flush=True)

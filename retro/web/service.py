@@ -187,7 +187,7 @@ class Board:
             out.update({"size": self.size, "board": f"{self.size}x{self.size}",
                         "max_enemy_men": self.max_enemy_men, "positions": 2 * self.db.table_size})
         else:
-            out["positions"] = sum(game.positions_in(t) for t in self.db.tiers)
+            out["positions"] = game.positions(self.db.tiers)
         out.update({
             "format_version": self.metadata.get("format_version"),
             "digest": self.digest,
@@ -292,8 +292,8 @@ class Service:
         """The board that answers ``position`` of ``game``; NotServedError when there is none."""
         board = self.boards.get(game.file_stem)
         if board is None:
-            served = ", ".join(_shown(b.game) for b in self.boards.values()) or "none"
-            raise NotServedError(f"no {_shown(game)} database is served here (boards served: {served})")
+            served = ", ".join(b.game.short_name for b in self.boards.values()) or "none"
+            raise NotServedError(f"no {game.short_name} database is served here (boards served: {served})")
         if board.musketeers and position.enemy_count > board.max_enemy_men:
             raise NotServedError(
                 f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
@@ -386,7 +386,7 @@ class Service:
         served, an array per board, and write its result into ``results``; how many."""
         answered = 0
         for size, (index, side, musketeers, enemies, men) in parse_canonical(texts).items():
-            board = self.boards.get(f"{games.DEFAULT_GAME}-{size}x{size}")
+            board = self.boards.get(games.musketeers_board(size).file_stem)
             if board is None:
                 continue  # answered one by one, with the error
             fits = men <= board.max_enemy_men
@@ -415,11 +415,6 @@ class Service:
             "api": "v1",
             "boards": [board.info() for board in self.boards.values()],
         }
-
-
-def _shown(game) -> str:
-    """How an error names a board: ``4x4`` for Three Musketeers, else the game's name."""
-    return game.variant if game.name == games.DEFAULT_GAME else game.full_name
 
 
 def _json(data: dict) -> bytes:

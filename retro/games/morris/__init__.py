@@ -52,7 +52,7 @@ from ...errors import (
     counted,
     quoted,
 )
-from ...values import draw_value, not_a_position
+from ...values import not_a_position
 from ..notation import position_tokens, tidy_move
 from ..protocol import OPEN, Expansion, Game, slots
 from ..protocol import Side as SideBase
@@ -487,7 +487,7 @@ class Morris(Game):
 
     def _kernel_arguments(self, tier):
         wh, bh, wb, bb = tier
-        t, ix = self.tier_table, self.tables
+        t = self.tier_table
         sides = np.array(t.sides[t.tier_of[tier]], dtype=np.int64)
         return wh, bh, wb, bb, sides, self.tier_size(tier)
 

@@ -14,17 +14,15 @@ values are stored (see :mod:`.layout`).
 
 from __future__ import annotations
 
-from typing import Collection
-
 from math import comb
 
 import numpy as np
 
 from ..notation import position_tokens
-from ..protocol import Game, grid_text
+from ..protocol import GridGame
 from . import layout, rules
 from .index import encode, indexer, layer_masks, mask_rank, position_at
-from .position import FILES, Move, Position, Side, as_position
+from .position import Move, Position, Side, as_position
 from .sweep import solve_layer
 
 NOTATION = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side to move "
@@ -35,7 +33,7 @@ NOTATION = ("Positions are written like 'M XXXXO XXXXX XXOXX XXXXX OXXXX': side 
 _BY_SIZE: dict = {}  # board size -> its variant's game (for_position, on every request)
 
 
-class ThreeMusketeers(Game):
+class ThreeMusketeers(GridGame):
     """Three Musketeers on an n×n board (variants ``5x5``, ``4x4``, ``3x3``)."""
 
     name = "three-musketeers"
@@ -49,6 +47,8 @@ class ThreeMusketeers(Game):
     variants = ("5x5", "4x4", "3x3")
     symmetries = 8
     dataset_group = layout.LAYER_GROUP
+    piece_kinds = {"O": {"side": Side.MUSKETEERS.value, "shape": "ring", "name": "musketeer"},
+                   "X": {"side": Side.ENEMY.value, "shape": "cross", "name": "enemy man"}}
 
     def __init__(self, variant: str = "5x5") -> None:
         super().__init__(variant)
@@ -92,6 +92,17 @@ class ThreeMusketeers(Game):
 
     def tier_name(self, tier: int) -> str:
         return layout.layer_name(tier)
+
+    @property
+    def grid_size(self) -> int:
+        return self.size
+
+    def tier_words(self, tier: int) -> str:
+        return f"layer {tier}"
+
+    @property
+    def short_name(self) -> str:
+        return self.variant
 
     def tier_size(self, tier: int) -> int:
         ix = indexer(self.size)
@@ -169,30 +180,10 @@ class ThreeMusketeers(Game):
 
     # --- presentation ---------------------------------------------------------
 
-    def geometry(self) -> dict:
-        n = self.size
-        return {
-            "kind": "grid", "columns": n, "rows": n,
-            "points": [{"name": f"{FILES[c]}{r + 1}", "x": c, "y": r}
-                       for r in range(n) for c in range(n)],
-            "lines": [],
-            "groups": [n] * n,
-            "pieces": {"O": {"side": Side.MUSKETEERS.value, "shape": "ring", "name": "musketeer"},
-                       "X": {"side": Side.ENEMY.value, "shape": "cross", "name": "enemy man"}},
-            "hands": False,
-        }
-
     def marked_lines(self, position: Position) -> list[dict]:
         if position.winner() is Side.ENEMY:  # rule 3: the musketeers in one row or column
             return [{"side": Side.ENEMY.value, "points": list(position.musketeer_squares())}]
         return []
-
-    def cells(self, position: Position) -> str:
-        return "".join(str(position).split()[1:])
-
-    def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
-        """The board with coordinates: a header of column letters, one numbered line per row."""
-        return grid_text(str(position).split()[1:], marked=marked)
 
 
 __all__ = ["Move", "Position", "Side", "ThreeMusketeers", "rules"]

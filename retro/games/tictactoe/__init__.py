@@ -13,8 +13,6 @@ square. A move is the square marked: ``b2``.
 
 from __future__ import annotations
 
-from typing import Collection
-
 import re
 from dataclasses import dataclass
 from math import comb
@@ -34,7 +32,7 @@ from ...errors import (
 )
 from ...values import draw_value, not_a_position
 from ..notation import position_tokens, tidy_move
-from ..protocol import OPEN, Expansion, Game, grid_text
+from ..protocol import OPEN, Expansion, GridGame
 from ..protocol import Side as SideBase
 from . import rules
 
@@ -185,7 +183,7 @@ def _why_not_a_position(x: int, o: int) -> str:
     return "both players have a line: not a position"
 
 
-class TicTacToe(Game):
+class TicTacToe(GridGame):
     """Tic-tac-toe (see the module docstring)."""
 
     name = "tic-tac-toe"
@@ -201,6 +199,9 @@ class TicTacToe(Game):
     sides = Side
     value_dtype = np.uint8
     symmetries = 8
+    grid_size = 3
+    piece_kinds = {"X": {"side": Side.X.value, "shape": "cross", "name": "X"},
+                   "O": {"side": Side.O.value, "shape": "ring", "name": "O"}}
 
     def parse(self, text: str) -> Position:
         return Position.parse(text)
@@ -283,17 +284,6 @@ class TicTacToe(Game):
 
     # --- presentation -------------------------------------------------------------
 
-    def geometry(self) -> dict:
-        return {
-            "kind": "grid", "columns": 3, "rows": 3,
-            "points": [{"name": NAMES[s], "x": s % 3, "y": s // 3} for s in range(rules.SQUARES)],
-            "lines": [],
-            "groups": [3, 3, 3],
-            "pieces": {"X": {"side": Side.X.value, "shape": "cross", "name": "X"},
-                       "O": {"side": Side.O.value, "shape": "ring", "name": "O"}},
-            "hands": False,
-        }
-
     def marked_lines(self, position: Position) -> list[dict]:
         out = []
         for side, marks in ((Side.X, position.x), (Side.O, position.o)):
@@ -302,13 +292,6 @@ class TicTacToe(Game):
                     out.append({"side": side.value,
                                 "points": [NAMES[s] for s in range(rules.SQUARES) if line >> s & 1]})
         return out
-
-    def cells(self, position: Position) -> str:
-        return "".join(str(position).split()[1:])
-
-    def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
-        """The board with coordinates: a header of column letters, one numbered line per row."""
-        return grid_text(str(position).split()[1:], marked=marked)
 
 
 __all__ = ["Move", "Position", "Side", "TicTacToe"]

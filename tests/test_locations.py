@@ -133,3 +133,13 @@ def test_serve_finds_every_game_s_file(places, db_ttt, db_3mm):
     shutil.copy(db_3mm, user / "three-mens-morris.h5")
     assert sorted(p.name for p in find_databases(None)) == ["three-mens-morris.h5", TTT]
     assert find_databases([Path("x.h5")]) == [Path("x.h5")]  # given files are served as given
+
+
+def test_a_batch_line_says_where_its_game_s_file_was_looked_for(places):
+    from retro.db.database import DatabasePool
+    from retro.text import probe_lines
+
+    with DatabasePool() as pool:
+        [answer] = list(probe_lines(["x ... ... ..."], pool))
+    assert not answer.ok and "no tic-tac-toe database found (looked in " in answer.text
+    assert "--db" in answer.text and locations.ENVIRONMENT in answer.text

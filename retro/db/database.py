@@ -427,11 +427,12 @@ class DatabasePool:
         size works too), opened once."""
         if isinstance(game, int):
             game = games.musketeers_board(game)
-        target = self.path if self.path is not None else default_path(game)
+        if self.path is not None:
+            return self._open[self.path]
+        target = default_path(game)
         db = self._open.get(target)
-        if db is None:
-            db = open_database(target, game=game, in_memory=self.in_memory)
-            self._open[target] = db
+        if db is None:  # not found: the error names the folders searched, --db and the variable
+            db = self._open[target] = open_database(game=game, in_memory=self.in_memory)
         return db
 
     def close(self) -> None:

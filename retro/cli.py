@@ -29,6 +29,7 @@ from .db.format import DatabaseError, default_path
 from .errors import quoted
 from .games.musketeers import rules
 from .games.musketeers.position import PositionError
+from .progress import progress_bar
 from .values import won_text
 from .web.limits import Limits
 
@@ -389,14 +390,6 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def _progress(total: int, enabled: bool, unit: str, desc: str):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, file=sys.stderr)
-
-
 # --- build -------------------------------------------------------------------------------
 
 
@@ -681,7 +674,7 @@ def _crosscheck(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be at least 1")
     with open_database(args.db) as db:  # fails early, with the build hint, if missing
         method = _method(args, db.game)
-    bar = _progress(args.samples, _bars(args), "pos", "crosscheck")
+    bar = progress_bar(args.samples, "crosscheck", enabled=_bars(args), unit_scale=False)
     try:
         report = crosscheck(args.db, samples=args.samples, seed=args.seed, exact=args.exact,
                             workers=args.workers, table_bits=args.table_bits, method=method,

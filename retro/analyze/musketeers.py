@@ -33,6 +33,7 @@ from ..bits import lowest_bit_index, popcount
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
 from ..games.musketeers.position import Position, Side
 from ..db.format import DatabaseFile, NotADatabaseError
+from ..progress import progress_bar
 from ..verify.musketeers import (
     MUSKETEER_KEYS,
     MUSKETEER_VALUES,
@@ -345,11 +346,7 @@ def reachable(size: int = rules.DEFAULT_SIZE, start: Position | None = None, *,
     def empty(k: int) -> np.ndarray:
         return np.zeros((count, (comb(free, k) + 63) // 64), dtype=np.int64)
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=top + 1, unit="layer", desc="reachable", dynamic_ncols=True)
+    bar = progress_bar(top + 1, "reachable", enabled=progress, unit="layer", unit_scale=False)
     try:
         enemy = empty(top)
         if start.side is Side.ENEMY:
@@ -441,12 +438,8 @@ def _tables(db: DatabaseFile, progress: bool) -> dict:
     per_distinct = np.zeros((count, 256), dtype=np.int64)
     per_mismatched = np.zeros(count, dtype=np.int64)
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        total = sum(2 * count * comb(geo.free, k) for k in range(top + 1))
-        bar = tqdm(total=total, unit="pos", unit_scale=True, desc="analyzing", dynamic_ncols=True)
+    bar = progress_bar(sum(2 * count * comb(geo.free, k) for k in range(top + 1)), "analyzing",
+                       enabled=progress)
     reader = ThreadPoolExecutor(1, thread_name_prefix="retro-analyze-reader")
     try:
         pending = reader.submit(_read, db, 0)

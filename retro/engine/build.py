@@ -77,6 +77,7 @@ from ..db.hdf5io import (
     set_text,
     write_atomically,
 )
+from ..progress import progress_bar
 from . import solvers
 
 # Compressed bytes per stored byte, an upper bound over every tier of every game (the
@@ -270,7 +271,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     total = game.positions(todo)
     memory = _TierMemory(job, checkpoints)
     writer = _TierWriter(checkpoints)
-    bar = _progress_bar(total, progress)
+    bar = progress_bar(total, "solving", enabled=progress, smoothing=0.05)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
     try:
         for i, tier in enumerate(todo, start=first):
@@ -336,15 +337,6 @@ class _TierMemory:
             self.kept[tier] = values
         for old in [t for t in self.kept if self.last_use.get(t, -1) <= now]:
             del self.kept[old]
-
-
-def _progress_bar(total: int, enabled: bool):
-    if not enabled or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="pos", unit_scale=True, smoothing=0.05,
-                desc="solving", dynamic_ncols=True)
 
 
 class _BuildLock:

@@ -46,6 +46,7 @@ from .report import Check, JsonReport
 from ..values import ENCODING, Outcome
 from ..games.musketeers.position import Position, Side
 from ..db.format import ChecksumError, DatabaseFile, NotADatabaseError
+from ..progress import progress_bar
 from ..db.hdf5io import get_text
 from ..games.musketeers.layout import RULES_TEXT, STORED_SIDE, storage_order
 
@@ -569,12 +570,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     chunks = 0
     layers_read = 0
 
-    bar = None
-    if progress and readable:
-        from tqdm import tqdm
-
-        bar = tqdm(total=2 * total, unit="pos", unit_scale=True, smoothing=0.05,
-                   desc="verifying", dynamic_ncols=True)
+    bar = progress_bar(2 * total, "verifying", enabled=progress and readable, smoothing=0.05)
     reader = ThreadPoolExecutor(1, thread_name_prefix="retro-verify-reader")
     try:
         # The next layer decompresses (and is hashed) while this one is checked.

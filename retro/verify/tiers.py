@@ -50,6 +50,7 @@ from numba import njit, prange
 from ..db.format import DatabaseFile, dataset_path
 from ..db.hdf5io import HDF5_ERRORS, digest, get_text
 from ..games.protocol import OPEN, Game
+from ..progress import progress_bar
 from .report import Check, JsonReport
 from ..values import Outcome, draw_value, not_a_position
 
@@ -179,7 +180,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     report.checks.append(Check("digests", not bad_digests,
                                "every tier matches its SHA-256" if not bad_digests
                                else f"tiers whose values differ from their SHA-256: {', '.join(bad_digests)}"))
-    bar = _progress_bar(sum(len(v) for v in values.values()), progress)
+    bar = progress_bar(sum(len(v) for v in values.values()), "verifying", enabled=progress)
     shown: list[Disagreement] = []
     try:
         for tier in db.tiers:
@@ -242,10 +243,3 @@ def _disagreement(game: Game, tier, entry: int, stored: int, verdict: int) -> Di
             words = f"value {stored}"
     return Disagreement(text, game.tier_name(tier), entry, stored, words, RULES[verdict])
 
-
-def _progress_bar(total: int, enabled: bool):
-    if not enabled or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="pos", unit_scale=True, desc="verifying", dynamic_ncols=True)

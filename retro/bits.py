@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+
+
+def symmetry_byte_tables(symmetry: np.ndarray) -> np.ndarray:
+    """``tables[g, chunk, byte]``: the image under symmetry ``g`` (``symmetry[g, p]`` is
+    where point p goes) of the points of one byte of a bitboard, so that a bitboard's
+    image is an OR of one lookup per byte."""
+    count, points = symmetry.shape
+    chunks = -(-points // 8)
+    tables = np.zeros((count, chunks, 256), dtype=np.int64)
+    for g in range(count):
+        for chunk in range(chunks):
+            for byte in range(256):
+                image = 0
+                for j in range(8):
+                    p = 8 * chunk + j
+                    if (byte >> j) & 1 and p < points:
+                        image |= 1 << int(symmetry[g, p])
+                tables[g, chunk, byte] = image
+    return tables
 
 
 @njit(cache=True)

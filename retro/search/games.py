@@ -32,7 +32,7 @@ from numba import njit
 
 from ..games.musketeers import rules
 from ..games.tictactoe import rules as ttt_rules
-from ..bits import lowest_bit_index, popcount, triple_rank
+from ..bits import lowest_bit_index, popcount, symmetry_byte_tables, triple_rank
 from ..games.musketeers.position import Move, Position, Side, square_name
 
 NIM, TICTACTOE, MUSKETEERS = 0, 1, 2
@@ -67,23 +67,6 @@ class GameTables(NamedTuple):
     ttt_lines: np.ndarray  # int64 (8,)
 
 
-def _symmetry_bytes(symmetry: np.ndarray) -> np.ndarray:
-    """Byte tables mapping a bitboard through each symmetry with a few lookups."""
-    squares = symmetry.shape[1]
-    chunks = -(-squares // 8)
-    table = np.zeros((8, chunks, 256), dtype=np.int64)
-    for sym in range(8):
-        for chunk in range(chunks):
-            for byte in range(256):
-                image = 0
-                for j in range(8):
-                    sq = chunk * 8 + j
-                    if (byte >> j) & 1 and sq < squares:
-                        image |= 1 << int(symmetry[sym, sq])
-                table[sym, chunk, byte] = image
-    return table
-
-
 def _trio_symmetries(sym: np.ndarray) -> np.ndarray:
     """For each 3-square set, by colex rank: the symmetries reaching its smallest image."""
     squares = sym.shape[1]
@@ -113,7 +96,7 @@ def game_tables(game: int, size: int = rules.DEFAULT_SIZE) -> GameTables:
                                for s in range(b.squares)], dtype=np.int64)
     return GameTables(game, side_mask, b.size, b.full, b.not_first_col, b.not_last_col,
                       *shifts, b.row_mask, b.col_mask, neighbour_mask, b.symmetry,
-                      _symmetry_bytes(b.symmetry), trios, np.asarray(ttt_rules.LINES))
+                      symmetry_byte_tables(b.symmetry), trios, np.asarray(ttt_rules.LINES))
 
 
 # --- inlined primitives over plain arguments ---------------------------------------------

@@ -18,6 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...bits import symmetry_byte_tables
+
 FILES = "abcde"
 
 
@@ -113,16 +115,7 @@ def board(spec: BoardSpec) -> Board:
         if {frozenset(g[p] for p in e) for e in edge_set} != edge_set or \
                 {frozenset(g[p] for p in line) for line in line_set} != line_set:
             raise ValueError("a generator is not a symmetry of the board")
-    symmetry_bytes = np.zeros((len(group), 2, 256), dtype=np.int64)
-    for g in range(len(group)):
-        for chunk in range(2):
-            for byte in range(256):
-                image = 0
-                for j in range(8):
-                    p = 8 * chunk + j
-                    if (byte >> j) & 1 and p < size:
-                        image |= 1 << int(symmetry[g, p])
-                symmetry_bytes[g, chunk, byte] = image
+    symmetry_bytes = symmetry_byte_tables(symmetry)
     for table in (neighbours, lines, lines_through, symmetry, symmetry_bytes):
         table.setflags(write=False)
     return Board(spec, size, neighbours, lines, lines_through, symmetry, symmetry_bytes,

@@ -26,7 +26,7 @@ from . import __version__, games
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db import locations
 from .db.format import DatabaseError, default_path
-from .errors import quoted
+from .errors import GameMismatchError, quoted
 from .games.musketeers import rules
 from .games.musketeers.position import PositionError
 from .progress import progress_bar
@@ -52,7 +52,8 @@ POSITION_HELP = (
     "tic-tac-toe and morris placements (b2), a removal after an x (b2-c2xd4).")
 
 QUIET_HELP = "no progress bar (none is drawn either when standard error is not a terminal)"
-FOUND = "found in $RETRO_DB_DIR, ./db, the checkout's db/ or the user data folder, in that order"
+FOUND = ("found in $RETRO_DB_DIR, ./db, the checkout's db/ (when run inside it), the user data "
+         "folder, then among the files retro build wrote, in that order")
 
 
 class UsageError(Exception):
@@ -173,9 +174,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="Three Musketeers board size (default: 5; same as --variant NxN)")
     build.add_argument("--out", type=Path, metavar="PATH",
                        help="output file (default: <game>[-<variant>].h5, e.g. "
-                       "three-musketeers-5x5.h5, in the first database folder: $RETRO_DB_DIR, "
-                       "else ./db, else the checkout's db/ when inside it, else the user data "
-                       "folder)")
+                       "three-musketeers-5x5.h5, in $RETRO_DB_DIR when it is set, else in the "
+                       "checkout's db/ when run inside the checkout, else in the user data "
+                       "folder; never in a ./db merely found here. Every build is recorded, "
+                       "so probe, play and serve find a default-named file from anywhere)")
     build.add_argument("--max-enemy-men", "--max-guards", dest="max_enemy_men", type=int, metavar="K",
                        help="Three Musketeers: build only layers 0..K, the positions with at "
                        "most K enemy men")
@@ -352,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }[args.command]
     try:
         return handler(args)
+    except GameMismatchError as error:
+        return _fail(f"--game {error.asked} but {error.path} holds {error.held}")
     except (PositionError, DatabaseError, UsageError, games.UnknownGameError) as error:
         return _fail(str(error))
     except ValueError as error:  # the library's other documented input errors
@@ -442,8 +446,9 @@ def _build(args: argparse.Namespace) -> int:
         held = f"layers 0..{summary.max_enemy_men}"
     else:
         held = f"{summary.game.full_name}, {len(summary.tiers)} tiers"
+    locations.record(Path(summary.path), summary.game.full_name)  # found from anywhere
     if summary.already_built:
-        print(f"{summary.path} is already built ({held}); pass --force to rebuild")
+        print(f"{Path(summary.path).resolve()} is already built ({held}); pass --force to rebuild")
         return 0
     from .text import rate_text, size_text
 
@@ -480,7 +485,7 @@ def _probe(args: argparse.Namespace) -> int:
             print("retro probe: reading positions from standard input, one per line "
                   "(end with Ctrl-D)", file=sys.stderr)
         failed = False
-        with DatabasePool(args.db, game=forced) as pool:
+        with DatabasePool(args.db, game=forced) as pool:  # checks --db against --game
             for answer in probe_lines(stdin, pool, as_json=args.json):
                 print(answer.text, flush=True)
                 failed = failed or not answer.ok
@@ -490,7 +495,7 @@ def _probe(args: argparse.Namespace) -> int:
             hint = _read_position(args.position, forced)[0]
         except PositionError:
             hint = None
-        db = open_database(args.db, game=hint)
+        db = open_database(args.db, game=args.game, hint=hint)
         position = db._position(args.position)
     else:
         game, position = _read_position(args.position, forced)
@@ -521,17 +526,17 @@ def _play(args: argparse.Namespace) -> int:
     forced = games.get(args.game) if args.game else None
     if args.db is not None:
         try:
-            hint = _read_position(args.start, forced)[0] if args.start else forced
+            hint = _read_position(args.start, forced)[0] if args.start is not None else forced
         except PositionError:
             hint = None
-        db = open_database(args.db, game=hint)
+        db = open_database(args.db, game=args.game, hint=hint)
     else:
         game = forced or games.get()
-        if args.start:
+        if args.start is not None:  # an empty one too: "empty position", not the default game
             game, _ = _read_position(args.start, forced)
         db = open_database(game=game)
     with db:
-        start = db._position(args.start) if args.start else None
+        start = db._position(args.start) if args.start is not None else None
         # Piped input is a script: an illegal move in it is an error, not a retry.
         return play_game(db, args.human, start, args.seed, stdin, strict=not stdin.isatty(),
                          show_value=args.show_value)
@@ -544,6 +549,9 @@ def _default_file(args: argparse.Namespace) -> Path:
     """The file a command reads: the one given, else ``--game``'s default file (when
     missing, the error says where it was looked for and how to build it)."""
     if args.path is not None:
+        if args.game is not None:
+            games.get(args.game)  # an unknown name is an error before the file is read
+            _check_game(args.path, args.game)
         return args.path
     game = games.get(args.game) if args.game else games.get()
     path = default_path(game)
@@ -552,6 +560,22 @@ def _default_file(args: argparse.Namespace) -> Path:
 
         open_database(game=game).close()  # raises the search order's error, or a resume hint
     return path
+
+
+def _check_game(path: Path, name: str) -> None:
+    """Raise GameMismatchError when the database ``path`` holds another game than ``name``;
+    a file that cannot be read is left to the command, which says why."""
+    from .db.format import DatabaseFile
+
+    try:
+        file = DatabaseFile(path, cache_bytes=0)
+    except DatabaseError:
+        return
+    try:
+        if file.game.name != name:
+            raise GameMismatchError(name, file.game.full_name, file.path)
+    finally:
+        file.close()
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -142,6 +142,18 @@ class BoardMismatchError(DatabaseError):
     """A position of one board size probed in a database of another."""
 
 
+class GameMismatchError(DatabaseError, ValueError):
+    """A database file opened for one game holds another (``--game X`` with a file of Y).
+
+    ``asked`` is the game asked for (its name, or its full name with a variant), ``held``
+    the file's game and ``path`` the file.
+    """
+
+    def __init__(self, asked: str, held: str, path) -> None:
+        super().__init__(f"{path} holds {held}, not {asked}")
+        self.asked, self.held, self.path = asked, held, path
+
+
 class PositionNotInDatabaseError(DatabaseError):
     """A position with more enemy men than the database holds (built with --max-enemy-men)."""
 
@@ -173,6 +185,7 @@ __all__ = [
     "DatabaseClosedError",
     "DatabaseError",
     "DatabaseNotFoundError",
+    "GameMismatchError",
     "GameOverError",
     "IllegalMoveError",
     "IncompleteDatabaseError",

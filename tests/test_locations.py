@@ -41,10 +41,10 @@ def test_the_search_order(places, db_ttt, monkeypatch):
     (work / "db").mkdir()  # ./db comes before the user folder...
     assert locations.find(TTT) == user / TTT  # ...but holds no such file yet
     shutil.copy(db_ttt, work / "db" / TTT)
-    assert locations.find(TTT) == Path("db") / TTT
+    assert locations.find(TTT) == work / "db" / TTT  # absolute, as every message prints it
     monkeypatch.setenv(locations.ENVIRONMENT, str(variable))  # the variable comes first
-    assert locations.directories() == [variable, Path("db"), user]
-    assert locations.find(TTT) == Path("db") / TTT and locations.build_target(TTT) == variable / TTT
+    assert locations.directories() == [variable, work / "db", user]
+    assert locations.find(TTT) == work / "db" / TTT and locations.build_target(TTT) == variable / TTT
     shutil.copy(db_ttt, variable / TTT)
     assert locations.find(TTT) == variable / TTT
 
@@ -100,8 +100,9 @@ def test_retro_build_writes_where_it_is_found_and_says_so(places, monkeypatch, c
     lines = capsys.readouterr().out.splitlines()
     here = work.resolve() / "db" / name
     assert lines[0].startswith(f"built {here}: ")
-    assert lines[1].startswith(f"retro finds it when run in {work.resolve()} (from anywhere with "
-                               f"{locations.ENVIRONMENT}={here.parent} or --db {here})")
+    # Elsewhere the user folder's copy comes first (recorded builds are read last).
+    assert lines[1] == (f"retro finds it when run in {work.resolve()}; elsewhere it reads "
+                        f"{user / name} first (this one with --db {here})")
     # Another name is never searched for: only --db reaches it.
     assert main(["build", "--game", "three-mens-morris", "--out", "mine.h5", "--quiet"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -143,3 +144,42 @@ def test_a_batch_line_says_where_its_game_s_file_was_looked_for(places):
         [answer] = list(probe_lines(["x ... ... ..."], pool))
     assert not answer.ok and "no tic-tac-toe database found (looked in " in answer.text
     assert "--db" in answer.text and locations.ENVIRONMENT in answer.text
+
+
+def test_a_build_is_found_from_anywhere_without_a_variable(places, tmp_path, monkeypatch, capsys):
+    """Issue 23, item 14: built in one folder (as the README's build in the checkout), a
+    database is found from any other, with no variable; one built under another name is
+    named by the error before it suggests a build."""
+    work, user, _ = places
+    name = "three-mens-morris.h5"
+    assert main(["build", "--game", "three-mens-morris", "--out", f"db/{name}", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"built {work / 'db' / name}: ")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert locations.find(name) == work / "db" / name
+    assert main(["probe", "--game", "three-mens-morris", "W 3 3 ... ... ..."]) == 0
+    assert capsys.readouterr().out.startswith("W 3 3 ... ... ...: a draw")
+    with retro.open_database(game="three-mens-morris") as db:
+        assert db.path == work / "db" / name
+    # Moved away, the record finds nothing and the search goes on as before.
+    (work / "db" / name).rename(work / "moved.h5")
+    assert locations.find(name) is None
+    # Under another name: never read by itself, but the error names it first.
+    assert main(["build", "--game", "tic-tac-toe", "--out", str(work / "mine.h5"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["probe", "X ... ... ..."]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"retro build wrote one at {work / 'mine.h5'}" in err
+    assert err.index(f"--db {work / 'mine.h5'}") < err.index("retro build --game tic-tac-toe")
+
+
+def test_a_damaged_record_is_no_record(places, db_ttt):
+    work, user, _ = places
+    user.mkdir(parents=True)
+    for text in ("{", "[]", '{"built": 3}', '{"built": [{"path": 1}]}'):
+        (user / locations.RECORD).write_text(text)
+        assert locations.recorded() == [] and locations.find(TTT) is None
+    locations.record(db_ttt, "tic-tac-toe")  # and writing replaces it
+    assert locations.find(TTT) == db_ttt

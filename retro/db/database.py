@@ -31,6 +31,7 @@ from ..errors import (  # BatchPositionError and GameOverError re-exported
     DatabaseClosedError,
     DatabaseError,
     DatabaseNotFoundError,
+    GameMismatchError,
     GameOverError,
     IncompleteDatabaseError,
     PositionError,
@@ -46,7 +47,7 @@ from .format import (
     partial_path,
     resume_command,
 )
-from .hdf5io import HDF5_ERRORS
+from .hdf5io import HDF5_ERRORS, digest, get_text
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
 
@@ -255,6 +256,10 @@ class Database:
                                          f"{self.path} holds {self.game.title}")
             raise TypeError(f"expected a {self.game.title} position or its text, got "
                             f"{type(position).__name__}")
+        other = self.game.for_position(position)
+        if other is not self.game:  # games sharing a Position class (the morris games)
+            raise BoardMismatchError(f"the position is a {other.title} position but {self.path} "
+                                     f"holds {self.game.title}")
         return position
 
     def _refuse_other_game(self, text: str) -> None:
@@ -276,16 +281,25 @@ class Database:
 
 class TierDatabase(Database):
     """A database whose tiers are read into memory when it opens (every game but Three
-    Musketeers: their tables are a few megabytes at most)."""
+    Musketeers: their tables are a few megabytes at most).
+
+    Opening checks every tier's SHA-256 as well as each chunk's Fletcher32, so a value
+    rewritten with its chunk's checksum kept is refused rather than answered (a few
+    milliseconds for six men's morris: hashing costs a fraction of decompressing).
+    """
 
     def __init__(self, file: DatabaseFile) -> None:
         super().__init__(file)
         self._values: dict = {}
         for tier in self.tiers:
             try:
-                stored = file.dataset(tier)[()]
+                dataset = file.dataset(tier)
+                stored = dataset[()]
+                recorded = get_text(dataset.attrs, "sha256")
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
+            if digest(stored) != recorded:
+                raise file.checksum_error(tier, "its values differ from their SHA-256")
             self._values[tier] = self.game.from_stored(tier, stored)
 
     @property
@@ -312,12 +326,15 @@ class TierDatabase(Database):
 
 def open_database(path: str | os.PathLike | None = None, *, game: Game | str | None = None,
                   size: int | None = None, in_memory: bool = False,
-                  cache_bytes: int = DEFAULT_CACHE_BYTES) -> Database:
+                  cache_bytes: int = DEFAULT_CACHE_BYTES, hint: Game | None = None) -> Database:
     """Open a database built by ``retro build`` (default: ``db/three-musketeers-5x5.h5``).
 
     ``game`` (a game or its name) or ``size`` (a Three Musketeers board size) picks the
-    default file of that game when ``path`` is None, and names the build command in
-    the error when the file is missing. Raises
+    default file of that game when ``path`` is None; with ``path``, the file must hold
+    that game (any variant for a name, that very variant for a game object), else
+    :class:`~retro.errors.GameMismatchError` (a ``ValueError``). ``hint`` only names the
+    game in the build command of the error when the file is missing (``game`` does
+    too). Raises
     :class:`~retro.errors.DatabaseNotFoundError` (with the command that builds it),
     :class:`~retro.errors.NotADatabaseError` for other files,
     :class:`~retro.errors.IncompleteDatabaseError` for an unfinished build (a file not
@@ -326,13 +343,15 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
     damage. Three Musketeers: ``in_memory=True`` loads every layer at once instead of
     reading chunks on demand; ``cache_bytes`` bounds the decompressed chunks kept on disk.
     """
+    asked = game
     if isinstance(game, str):
         game = games.get(game)
     if game is None and size is not None:
-        game = games.musketeers_board(size)
+        game = asked = games.musketeers_board(size)
     target = default_path(game) if path is None else Path(path)
+    game = game or hint
     try:
-        return _open(target, in_memory=in_memory, cache_bytes=cache_bytes)
+        db = _open(target, in_memory=in_memory, cache_bytes=cache_bytes)
     except DatabaseNotFoundError as error:
         # An interrupted build leaves only its checkpoints: the file appears once the
         # build finishes, so "build it" would hide that resuming is all it takes.
@@ -346,14 +365,38 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
                 f"{partial}); to resume it, run: {command}"
             ) from error
         if path is None:  # the default file: say where it was looked for
+            wanted = (game or games.get()).full_name
+            elsewhere = locations.built_elsewhere(wanted)
+            if elsewhere:  # under another name: the search never reads it, --db does
+                raise DatabaseNotFoundError(
+                    f"no {wanted} database found under its default name (looked in "
+                    f"{locations.searched()}); retro build wrote one at {elsewhere[0]}: name it "
+                    f"with --db {elsewhere[0]}, or build the default file with: "
+                    f"{build_command(target, game)}"
+                ) from error
             raise DatabaseNotFoundError(
-                f"no {(game or games.get()).full_name} database found (looked in "
-                f"{locations.searched()}); build it with: {build_command(target, game)}, or name "
-                f"its file with --db PATH or its folder with ${locations.ENVIRONMENT}"
+                f"no {wanted} database found (looked in {locations.searched()}); build it "
+                f"with: {build_command(target, game)}, or name its file with --db PATH or its "
+                f"folder with ${locations.ENVIRONMENT}"
             ) from error
         raise DatabaseNotFoundError(
             f"no database at {target}; build it with: {build_command(target, game)}"
         ) from error
+    if path is not None and asked is not None:
+        _check_game(db, asked)
+    return db
+
+
+def _check_game(db: Database, asked: Game | str) -> None:
+    """Close ``db`` and raise GameMismatchError unless it holds the game ``asked``."""
+    held = db.game
+    if isinstance(asked, str):
+        same, name, held_name = asked == held.name, asked, held.name
+    else:
+        same, name, held_name = asked is held, asked.full_name, held.full_name
+    if not same:
+        db.close()
+        raise GameMismatchError(name, held_name, db.path)
 
 
 def _open(path: Path, *, in_memory: bool, cache_bytes: int) -> Database:
@@ -392,8 +435,9 @@ class DatabasePool:
 
     With ``path`` every position is answered from that one file (a position of another
     game or board size then raises :class:`~retro.errors.BoardMismatchError`), and the
-    file is opened at once: a missing, foreign or unfinished file is the caller's
-    mistake, not a line's, so it raises here instead of failing every line. Without
+    file is opened at once: a missing, foreign or unfinished file, or one of another game
+    than ``game``, is the caller's mistake, not a line's, so it raises here instead of
+    failing every line. Without
     ``path`` each game uses its default file (``db/three-musketeers-NxN.h5``,
     ``db/tic-tac-toe.h5``, ...), opened when a line first needs it; ``game`` reads
     every line in that game's notation (for games whose notations look alike).
@@ -405,8 +449,9 @@ class DatabasePool:
         self.in_memory = in_memory
         self.game = game
         self._open: dict[Path, Database] = {}
-        if self.path is not None:
-            self._open[self.path] = open_database(self.path, in_memory=in_memory)
+        if self.path is not None:  # with ``game``, the file must hold that game
+            self._open[self.path] = open_database(self.path, in_memory=in_memory,
+                                                  game=game.name if game else None)
 
     def resolve(self, text: str) -> tuple[Database, object]:
         """The database that answers the position ``text``, and the position: with

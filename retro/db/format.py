@@ -210,13 +210,15 @@ class DatabaseFile:
     """
 
     def __init__(self, path: str | os.PathLike, *, cache_bytes: int = 64 << 20) -> None:
-        self.path = Path(path)
+        self.path = Path(os.path.abspath(path))  # messages name it whatever the working folder
+        self.game: Game | None = None
+        self.tiers: list = []
         check_readable(self.path)
         try:
             self.file = h5py.File(self.path, "r", rdcc_nbytes=cache_bytes, rdcc_nslots=100_003)
         except HDF5_ERRORS as error:
             if starts_like_hdf5(self.path):
-                raise damaged(self.path, _first_line(error)) from error
+                raise self._damaged(_first_line(error)) from error
             raise NotADatabaseError(f"{self.path} is not a retro database (not an HDF5 file)") from error
         try:
             self._read_header()
@@ -225,7 +227,7 @@ class DatabaseFile:
             raise
         except HDF5_ERRORS as error:
             self.file.close()
-            raise damaged(self.path, _first_line(error)) from error
+            raise self._damaged(_first_line(error)) from error
 
     def _read_header(self) -> None:
         attrs = self.file.attrs
@@ -242,7 +244,7 @@ class DatabaseFile:
             )
         self.legacy = kind == LEGACY_FORMAT
         if "complete" not in attrs:
-            raise damaged(self.path, "its header lacks the build's attributes")
+            raise self._damaged("its header lacks the build's attributes")
         if self.legacy:
             self._read_legacy_header(attrs)
         else:
@@ -254,10 +256,10 @@ class DatabaseFile:
             )
         group = self.game.dataset_group
         if group not in self.file:
-            raise damaged(self.path, f"the group {group} is missing")
+            raise self._damaged(f"the group {group} is missing")
         missing = [self.game.tier_name(t) for t in self.tiers if dataset_path(self.game, t) not in self.file]
         if missing:
-            raise damaged(self.path, f"tiers {missing} are missing")
+            raise self._damaged(f"tiers {missing} are missing")
         if not self.legacy:
             self._check_game_header(attrs)
 
@@ -271,7 +273,7 @@ class DatabaseFile:
             else:
                 same = isinstance(recorded, (int, np.integer)) and int(recorded) == value
             if not same:
-                raise damaged(self.path, f"{key} {_plain(recorded)} where its tiers say {value}")
+                raise self._damaged(f"{key} {_plain(recorded)} where its tiers say {value}")
 
     def _read_legacy_header(self, attrs) -> None:
         """A Three Musketeers file of retro 0.2: board_size, layers, max_enemy_men."""
@@ -279,41 +281,41 @@ class DatabaseFile:
         try:
             self.game = games.musketeers_board(size)
         except games.UnknownGameError:
-            raise damaged(self.path, f"board size {size}") from None
+            raise self._damaged(f"board size {size}") from None
         every = list(self.game.tiers())
         if "layers" not in attrs:
-            raise damaged(self.path, "its header lacks the build's attributes")
+            raise self._damaged("its header lacks the build's attributes")
         layers = int(attrs["layers"])
         if not 0 <= layers <= len(every):
-            raise damaged(self.path, f"{layers} layers on a {size}x{size} board")
+            raise self._damaged(f"{layers} layers on a {size}x{size} board")
         if bool(attrs["complete"]):
             top = int(attrs["max_guards"])
             if not 0 <= top < len(every):
-                raise damaged(self.path, f"max_enemy_men {top} on a {size}x{size} board")
+                raise self._damaged(f"max_enemy_men {top} on a {size}x{size} board")
             layers = top + 1
         self.tiers = every[:layers]
 
     def _read_tiers(self, attrs) -> None:
         name, variant = get_text(attrs, "game"), get_text(attrs, "variant")
         if name is None or variant is None:
-            raise damaged(self.path, "its header does not name its game")
+            raise self._damaged("its header does not name its game")
         try:
             self.game = games.get(name, variant)
         except games.UnknownGameError as error:
             raise NotADatabaseError(f"{self.path} holds {name} {variant}, which this retro does not "
                                     f"know ({error}); a newer retro made it") from None
         if get_text(attrs, "value_dtype") != np.dtype(self.game.value_dtype).name:
-            raise damaged(self.path, f"values of type {get_text(attrs, 'value_dtype')}")
+            raise self._damaged(f"values of type {get_text(attrs, 'value_dtype')}")
         try:
             names = json.loads(get_text(attrs, "tiers") or "")
         except ValueError:
             names = None
         by_name = {self.game.tier_name(t): t for t in self.game.tiers()}  # in solving order
         if not isinstance(names, list) or not all(isinstance(n, str) and n in by_name for n in names):
-            raise damaged(self.path, "its list of tiers")
+            raise self._damaged("its list of tiers")
         self.tiers = [by_name[n] for n in names]
         if bool(attrs["complete"]) and names != list(by_name)[:len(names)]:
-            raise damaged(self.path, "its tiers are not a whole prefix of the game's")
+            raise self._damaged("its tiers are not a whole prefix of the game's")
 
     # --- Three Musketeers' view -------------------------------------------------------
 
@@ -357,9 +359,9 @@ class DatabaseFile:
                       and dataset.dtype == dtype and dataset.fletcher32
                       and (len(shape) != 2 or dataset.chunks == chunk_shape(*shape)))
             except HDF5_ERRORS as error:
-                raise damaged(self.path, f"{name}: {_first_line(error)}") from error
+                raise self._damaged(f"{name}: {_first_line(error)}") from error
             if not ok:
-                raise damaged(self.path, f"{name} is not laid out as retro writes it")
+                raise self._damaged(f"{name} is not laid out as retro writes it")
 
     @property
     def metadata(self) -> dict:
@@ -367,7 +369,7 @@ class DatabaseFile:
         try:
             return {k: _plain(v) for k, v in self.file.attrs.items()}
         except HDF5_ERRORS as error:
-            raise damaged(self.path, _first_line(error)) from error
+            raise self._damaged(_first_line(error)) from error
 
     def dataset(self, tier) -> h5py.Dataset:
         return self.file[dataset_path(self.game, tier)]
@@ -381,7 +383,7 @@ class DatabaseFile:
         try:
             digests = [get_text(self.dataset(t).attrs, "sha256") or "" for t in self.tiers]
         except HDF5_ERRORS as error:
-            raise damaged(self.path, _first_line(error)) from error
+            raise self._damaged(_first_line(error)) from error
         if self.game.name == games.DEFAULT_GAME:
             text = f"{LEGACY_FORMAT} {LEGACY_VERSION} {self.size}x{self.size} layers 0..{self.max_enemy_men}\n"
         else:
@@ -397,12 +399,36 @@ class DatabaseFile:
         except HDF5_ERRORS as error:
             raise self.checksum_error(tier, error) from error
 
-    def checksum_error(self, tier, error: BaseException) -> ChecksumError:
-        """The error for a tier's data failing to read back (Fletcher32 or structure)."""
+    def checksum_error(self, tier, error: BaseException | str) -> ChecksumError:
+        """The error for a tier's data failing its checks (Fletcher32, structure, SHA-256)."""
         what = f"layer {tier}" if self.game.name == games.DEFAULT_GAME else self.game.tier_name(tier)
+        why = error if isinstance(error, str) else _first_line(error)
         return ChecksumError(
-            f"{self.path}: {what} failed its checksum ({_first_line(error)}); the file is damaged"
+            f"{self.path}: {what} failed its checksum ({why}); the file is damaged: rebuild it "
+            f"with '{self.rebuild_command()}' or restore a copy"
         )
+
+    def rebuild_command(self) -> str:
+        """The command that writes this file again: its game's build, ``--out`` where the
+        file is not that game's default place, and ``--force``. The game comes from the
+        header as far as it could be read, else from the file's name."""
+        game = self.game
+        if game is None:
+            game = _named_by(self.path.name)
+        if game is None:
+            try:
+                game = games.get(get_text(self.file.attrs, "game") or "",
+                                 get_text(self.file.attrs, "variant"))
+            except (games.UnknownGameError, AttributeError, *HDF5_ERRORS):
+                game = None
+        top = None
+        if game is not None and game.name == games.DEFAULT_GAME and self.tiers \
+                and len(self.tiers) < len(game.tiers()):
+            top = len(self.tiers) - 1
+        return f"{build_command(self.path, game, top)} --force"
+
+    def _damaged(self, what: str) -> DamagedDatabaseError:
+        return damaged(self.path, what, self.rebuild_command())
 
     def close(self) -> None:
         self.file.close()

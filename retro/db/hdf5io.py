@@ -245,11 +245,11 @@ def check_readable(path: Path) -> None:
         raise NotADatabaseError(f"cannot read {path}: {error.strerror or error}") from error
 
 
-def damaged(path: Path, what: str) -> DamagedDatabaseError:
-    """The error for a file that starts like a database but cannot be read as one."""
+def damaged(path: Path, what: str, rebuild: str) -> DamagedDatabaseError:
+    """The error for a file that starts like a database but cannot be read as one;
+    ``rebuild`` is the command that writes it again."""
     return DamagedDatabaseError(
-        f"{path} is damaged or truncated ({what}); rebuild it with 'retro build --force' "
-        "or restore a copy"
+        f"{path} is damaged or truncated ({what}); rebuild it with '{rebuild}' or restore a copy"
     )
 
 def _first_line(error: BaseException) -> str:

@@ -9,21 +9,27 @@ for in these folders, in order, and read from the first that holds it:
 3. the checkout's ``db/``, when retro runs from a source checkout (an editable
    install) and the working directory is inside that checkout;
 4. the per-user data folder (``platformdirs.user_data_dir("retro")``:
-   ``~/.local/share/retro`` on Linux).
+   ``~/.local/share/retro`` on Linux);
+5. the files ``retro build`` wrote (it records each in ``built.json`` in the user
+   folder), the latest first: so a database built in the checkout, or with
+   ``$RETRO_DB_DIR`` set at the time, is found from anywhere without a variable.
 
 ``retro build`` without ``--out`` writes into ``$RETRO_DB_DIR`` when it is set, else
 into the checkout's ``db/`` when run inside the checkout, else into the user folder:
 never into some other ``db/`` that happens to be here. It says how to reach the file
 when the search would not find it from everywhere (:func:`reach`). ``--db PATH``
-always names a file directly.
+always names a file directly. Every path is absolute, in messages too.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 ENVIRONMENT = "RETRO_DB_DIR"
+RECORD = "built.json"  # in the user folder: the files retro build wrote
+_RECORDED_MAX = 100
 _ROOT = Path(__file__).resolve().parents[2]  # the folder holding the retro package
 
 
@@ -46,18 +52,68 @@ def user_directory() -> Path:
 
 
 def directories() -> list[Path]:
-    """The folders searched, in order (see the module docstring)."""
+    """The folders searched, in order (see the module docstring), absolute."""
     found = []
     variable = os.environ.get(ENVIRONMENT, "").strip()
     if variable:
-        found.append(Path(variable).expanduser())
+        found.append(_absolute(Path(variable).expanduser()))
     if _database_folder(Path("db")):
-        found.append(Path("db"))
+        found.append(_absolute(Path("db")))
     root = checkout()
     if root is not None and not any(_same(root / "db", folder) for folder in found):
         found.append(root / "db")
-    found.append(user_directory())
+    found.append(_absolute(user_directory()))
     return found
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute without resolving links (the name the user gave stays)."""
+    try:
+        return Path(os.path.abspath(path))
+    except OSError:  # the working directory was removed
+        return path
+
+
+# --- the files retro build wrote -----------------------------------------------------
+
+
+def recorded() -> list[dict]:
+    """What :func:`record` kept: ``{"path", "game"}`` entries, the latest first (an
+    unreadable or damaged record is no record)."""
+    try:
+        entries = json.loads((user_directory() / RECORD).read_text())["built"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)
+            and isinstance(e.get("game"), str)]
+
+
+def record(path: Path, game: str) -> None:
+    """Remember that ``retro build`` wrote ``path``, a database of ``game`` (its full
+    name), so the search finds it from anywhere. Best effort: a read-only or missing
+    home only means the file is not remembered."""
+    where = str(_absolute(path))
+    entries = [{"path": where, "game": game}]
+    entries += [e for e in recorded() if e["path"] != where and Path(e["path"]).is_file()]
+    folder = user_directory()
+    target = folder / RECORD
+    temporary = folder / f".{RECORD}.{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps({"built": entries[:_RECORDED_MAX]}, indent=1))
+        os.replace(temporary, target)
+    except OSError:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
+
+
+def built_elsewhere(game: str) -> list[Path]:
+    """Files of ``game`` (its full name) that retro build wrote and that still exist."""
+    return [Path(e["path"]) for e in recorded() if e["game"] == game and Path(e["path"]).is_file()]
 
 
 def _database_folder(folder: Path) -> bool:
@@ -72,21 +128,17 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def shown(path: Path) -> Path:
-    """``path`` as messages show it: relative to the working directory when inside it."""
-    try:
-        relative = Path(os.path.relpath(path))
-    except (OSError, ValueError):
-        return path
-    return relative if not str(relative).startswith("..") else path
-
-
 def find(name: str) -> Path | None:
-    """The first file called ``name`` in the folders searched, or None."""
+    """The first file called ``name`` in the folders searched, then among the files
+    retro build wrote; None when there is none."""
     for folder in directories():
         candidate = folder / name
         if candidate.is_file():
-            return shown(candidate)
+            return candidate
+    for entry in recorded():
+        candidate = Path(entry["path"])
+        if candidate.name == name and candidate.is_file():
+            return candidate
     return None
 
 
@@ -96,7 +148,7 @@ def build_target(name: str) -> Path:
     root = checkout()
     folder = (Path(variable).expanduser() if variable else root / "db" if root is not None
               else user_directory())
-    return shown(folder / name)
+    return _absolute(folder / name)
 
 
 def default(name: str) -> Path:
@@ -108,14 +160,15 @@ def searched() -> str:
     """The search order in words, for messages."""
     variable = os.environ.get(ENVIRONMENT, "").strip()
     parts = [] if variable else [f"${ENVIRONMENT} (not set)"]
-    parts += [f"{shown(folder)}/" for folder in directories()]
-    return ", ".join(parts)
+    parts += [f"{folder}/" for folder in directories()]
+    return ", ".join(parts + ["the files retro build wrote"])
 
 
 def reach(path: Path, name: str) -> str:
     """How retro finds the file ``path`` later, ``name`` being its game's default file
     name: a note for ``retro build`` to print ('' when the search finds it from any
-    working directory)."""
+    working directory: in the user folder, ``$RETRO_DB_DIR`` or recorded by
+    :func:`record`, and read before any other copy here)."""
     where = Path(path).resolve()
     direct = f"--db {where}"
     if where.name != name:  # the search looks for the default name only
@@ -125,8 +178,14 @@ def reach(path: Path, name: str) -> str:
         first = f"; {found.resolve()} is read first" if found is not None else ""
         return f"retro finds it with {direct} (or {ENVIRONMENT}={where.parent}){first}"
     variable = os.environ.get(ENVIRONMENT, "").strip()
-    everywhere = [user_directory()] + ([Path(variable).expanduser()] if variable else [])
-    if any(_same(folder, where.parent) for folder in everywhere):
+    if variable and _same(Path(variable).expanduser(), where.parent):
+        return ""
+    user = user_directory() / name
+    if user.is_file() and not _same(user, where):  # read before the files builds recorded
+        return (f"retro finds it when run in {where.parent.parent}; elsewhere it reads {user} "
+                f"first (this one with {direct})")
+    if _same(user_directory(), where.parent) or any(
+            _same(Path(entry["path"]), where) for entry in recorded()):
         return ""
     return (f"retro finds it when run in {where.parent.parent} (from anywhere with "
             f"{ENVIRONMENT}={where.parent} or {direct})")

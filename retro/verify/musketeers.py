@@ -646,7 +646,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
         unread = "" if all_read else f"; layers {layers_read}..{top} not checked (unreadable)"
         checks.append(Check(
             "Fletcher32 checksums", not damaged,
-            f"{chunks} chunks in {layers_read} layers read" + ("; " + "; ".join(damaged) if damaged else ""),
+            f"{chunks:,} chunks in {layers_read} layers read" + ("; " + "; ".join(damaged) if damaged else ""),
         ))
         checks.append(Check(
             "SHA-256 digests", not digests_bad and all_read,

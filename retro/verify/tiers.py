@@ -177,9 +177,12 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     report.checks.append(Check("checksums", not unreadable,
                                "every chunk passed its Fletcher32 checksum" if not unreadable
                                else f"unreadable tiers: {', '.join(unreadable)}"))
-    report.checks.append(Check("digests", not bad_digests,
-                               "every tier matches its SHA-256" if not bad_digests
-                               else f"tiers whose values differ from their SHA-256: {', '.join(bad_digests)}"))
+    problems = ([f"tiers whose values differ from their SHA-256: {', '.join(bad_digests)}"]
+                if bad_digests else [])
+    if unreadable:  # an unreadable tier's digest could not be computed: not a pass
+        problems.append(f"not checked (unreadable): {', '.join(unreadable)}")
+    report.checks.append(Check("digests", not problems,
+                               "; ".join(problems) or "every tier matches its SHA-256"))
     bar = progress_bar(sum(len(v) for v in values.values()), "verifying", enabled=progress)
     shown: list[Disagreement] = []
     try:

@@ -367,6 +367,10 @@ class Morris(Game):
     def parse_move(self, text: str) -> Move:
         return Move.parse(text)
 
+    def for_position(self, position: Position) -> Morris:
+        # The morris games share one Position class: the position names its game.
+        return rules_of(position.game)
+
     def start(self) -> Position:
         return Position(self.name, Side.WHITE, 0, 0, self.pieces, self.pieces)
 

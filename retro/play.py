@@ -254,7 +254,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
             say(f"  or a move such as {example()}{_forms(example())}")
         elif command == "hint":
             move, after = db.best_moves(position)[0]
-            say(f"hint: {move}, after which {_describe(after, human)}")
+            say(f"hint: {move}, then {_describe(after, human)}")
         elif command == "eval":
             outcome = db.probe(position)
             say(f"eval: {_describe(outcome, human)}")

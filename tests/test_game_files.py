@@ -179,3 +179,16 @@ def test_main_in_process_refuses_too(db_3mm_diagonal, capsys):
     assert main(["probe", "--db", str(db_3mm_diagonal), "--game", "three-mens-morris",
                  "W 3 3 ... ... ..."]) == 2
     assert "holds three-mens-morris-diagonal" in capsys.readouterr().err
+
+
+def test_analyze_counts_entries_and_positions_as_retro_games_does(db_3mm, capsys):
+    """Issue 23, item 17: analyze's first line says table entries and the positions they
+    stand for, the figure `retro games` prints, so the two never seem to disagree."""
+    assert main(["games"]) == 0
+    listed = next(line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("three-mens-morris "))
+    count = listed.split()[1]
+    assert main(["analyze", str(db_3mm), "--quiet"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"{db_3mm}: ") and f"standing for {count} positions" in first
+    assert "table entries" in first

@@ -342,3 +342,13 @@ def test_a_draw_by_the_human_s_own_move_shows_its_board_and_the_score_numbers_wh
                             "in hand: White 0, Black 0", f"position: {start}"]
     assert lines[-2] == "A draw: the same position has stood 3 times."
     assert lines[-1] == "moves: 1. ... a2-a3 2. a1-b1 a3-a2 3. b1-a1 a2-a3 4. a1-b1 a3-a2 5. b1-a1"
+
+
+def test_a_hint_in_a_drawn_position_reads_as_a_sentence(db_ttt):
+    """Issue 23, item 17: the hint's words fit a draw too ("then a draw with perfect
+    play", not "after which a draw"). Every first move of tic-tac-toe draws, as the
+    README's table (and any minimax) says."""
+    code, out = run(db_ttt, "hint\nquit\n", human="X")
+    hints = [line for line in out.splitlines() if line.startswith("hint: ")]
+    assert code == 0 and len(hints) == 1
+    assert hints[0].endswith(", then a draw with perfect play"), hints[0]

@@ -29,6 +29,7 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     docstring); ``reach=False`` skips the positions reachable from the start."""
     started = time.perf_counter()
     file = DatabaseFile(path)
+    path = file.path  # absolute, as every message and report shows it
     try:
         game, tiers = file.game, list(file.tiers)
         values = {t: game.from_stored(t, file.read(t)) for t in tiers}
@@ -37,7 +38,7 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     dtype = np.dtype(game.value_dtype).type
     draw, invalid = draw_value(dtype), not_a_position(dtype)
     sides = [side.value for side in game.sides]
-    report: dict = {"path": str(Path(path)), "game": game.name, "variant": game.variant,
+    report: dict = {"path": str(path), "game": game.name, "variant": game.variant,
                     "title": game.title}
     per_tier, totals = [], {s: _empty_counts() for s in sides}
     longest: dict = {s: None for s in sides}
@@ -174,8 +175,8 @@ def report_text(report: dict) -> str:
     game = f"{report['title']}{' ' + report['variant'] if report['variant'] else ''}"
     positions = report["positions"]
     lines = [f"{report['path']}: {game}, {len(report['tiers'])} tiers, "
-             f"{positions['entries']:,} positions stored, {positions['distinct']:,} distinct "
-             "up to symmetry"]
+             f"{positions['entries']:,} table entries standing for {positions['all']:,} "
+             f"positions, {positions['distinct']:,} distinct up to symmetry"]
     start = report.get("start")
     if start:
         lines.append(f"\nstart {start['position']}: {start['value']}")

@@ -348,7 +348,7 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
         game = games.get(game)
     if game is None and size is not None:
         game = asked = games.musketeers_board(size)
-    target = default_path(game) if path is None else Path(path)
+    target = default_path(game) if path is None else Path(os.path.abspath(path))
     game = game or hint
     try:
         db = _open(target, in_memory=in_memory, cache_bytes=cache_bytes)

@@ -181,8 +181,7 @@ def test_a_shared_link_reopens_the_game(page, browser, web_server, dbs):
         load(other, odd)
         wait_for(other, here)
         assert other.locator("#game button").count() == 5
-        assert [b.text_content().split(".", 1)[1] for b in other.locator("#game button").all()] == \
-            [str(m) for m in line]
+        assert [b.text_content() for b in other.locator("#game button").all()] == [str(m) for m in line]
     finally:
         other.close()
 
@@ -242,7 +241,7 @@ def test_hint_line_blunders_and_phone_width(browser, page, web_server, dbs, tmp_
     assert page.locator("#board .arrow.hint").count() == 1
     page.click("#show-line")
     page.wait_for_selector("#line li")
-    assert page.locator("#line li").count() == db.probe(after).plies
+    assert page.locator("#line button").count() == db.probe(after).plies
     page.screenshot(path=tmp_path / "page.png", full_page=True)
 
     phone = browser.new_page(viewport={"width": 375, "height": 740})
@@ -666,12 +665,12 @@ def test_a_variation_is_kept_and_the_perfect_line_previewed(page, web_server, db
     wait_for(page, start.play(other))
     assert moves_in_url(page) == [str(other)]
     variation = page.locator("#game button.variation")
-    assert variation.count() == 1 and variation.text_content() == f"(variation: {first} {reply})"
+    assert variation.count() == 1 and variation.text_content() == f"(variation: 1. {first} {reply})"
     variation.click()  # back to the old line
     wait_for(page, after)
     assert moves_in_url(page) == [str(first), str(reply)]
     assert page.get_attribute("#game button.current", "data-ply") == "1"
-    assert page.locator("#game button.variation").text_content() == f"(variation: {other})"
+    assert page.locator("#game button.variation").text_content() == f"(variation: 1. {other})"
     page.click("#to-end")
     wait_for(page, after.play(reply))
     page.go_back()  # Back and Forward keep the variations
@@ -683,12 +682,13 @@ def test_a_variation_is_kept_and_the_perfect_line_previewed(page, web_server, db
     line = db.line(here)
     page.click("#show-line")
     page.wait_for_selector("#line li button")
-    page.click("#line li:nth-child(3) button")  # a preview of the line's third move
+    page.click("#line button >> nth=2")  # a preview of the line's third move
     previewed = here
     for move in line[:3]:
         previewed = previewed.play(move)
     wait_for(page, previewed)
-    assert page.is_visible("#preview") and f"ply 5, after {line[2]}" in page.text_content("#preview")
+    # Ply 5: the musketeers' third move, numbered as in the game list.
+    assert page.is_visible("#preview") and f"after 3. {line[2]}" in page.text_content("#preview")
     assert moves_in_url(page) == [str(first), str(reply)]
     assert page.locator("#game button:not(.variation)").count() == 2
     page.click(f'[data-square="{line[0].source}"]')  # no moves in a preview
@@ -696,7 +696,7 @@ def test_a_variation_is_kept_and_the_perfect_line_previewed(page, web_server, db
     page.click("#preview-back")
     wait_for(page, here)
     assert page.is_hidden("#preview")
-    page.click("#line li:nth-child(1) button")
+    page.click("#line button >> nth=0")
     wait_for(page, here.play(line[0]))
     page.keyboard.press("Escape")
     wait_for(page, here)
@@ -761,13 +761,23 @@ def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
     last = page.evaluate("getComputedStyle(document.querySelector('#board .last')).stroke")
     assert contrast(last, plank) >= 3
 
-    # The chart's ply labels never overlap, whatever the game's length.
-    for plies in (11, 17, 24):
-        load(page, url_of(web_server, start, line[:plies]))
+    # The chart's labels are the game list's move numbers, each under the position its
+    # move is played from (move n from ply 2(n - 1): the musketeers move first), and they
+    # never overlap, whatever the game's length.
+    rng, here, long_game = random.Random(3), six.start(), []  # 60 plies of six men's morris
+    while len(long_game) < 60:
+        here, long_game = (six.start(), []) if here.is_over() else (here, long_game)
+        move = rng.choice(here.legal_moves())
+        long_game.append(move)
+        here = here.play(move)
+    for moves in (long_game, line[:11], line[:17], line[:24]):
+        first = six.start() if moves is long_game else start  # White and the musketeers move first
+        load(page, url_of(web_server, first, moves, **({"game": "six-mens-morris"} if moves is long_game else {})))
         boxes = page.eval_on_selector_all(
-            "#chart text.ply", "ts => ts.map(t => [+t.textContent, t.getBBox().x, t.getBBox().width])")
-        assert boxes[0][0] == 0 and len(boxes) >= 5
-        for (_, x, w), (_, nx, _) in zip(boxes, boxes[1:]):
+            "#chart text.move", "ts => ts.map(t => [+t.textContent, +t.dataset.ply, t.getBBox().x, t.getBBox().width])")
+        assert len(boxes) >= 5 and all(ply == 2 * (n - 1) for n, ply, _, _ in boxes)
+        assert boxes[0][:2] == ([1, 0] if len(moves) <= 24 else [2, 2])  # "1" while it has room
+        for (_, _, x, w), (_, _, nx, _) in zip(boxes, boxes[1:]):
             assert x + w < nx, (plies, boxes)
 
     # A whole 5x5 position fits the position box, at the phone's width too.
@@ -810,3 +820,199 @@ def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
         assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     finally:
         phone.close()
+
+
+# --- each game's page, the editor, the chart, the lists and the numbering (issue 23) -------
+
+
+def label_of(game) -> str:
+    """What the page calls a board: the game's title, and a Three Musketeers board's size."""
+    return f"Three Musketeers {game.size}×{game.size}" if game.name == "three-musketeers" else game.title
+
+
+FIXED_LINKS = ["static/README.md", "static/app.js", "api/v1/docs"]  # the footer's links on every page
+
+
+def test_each_game_is_named_opened_by_name_and_links_its_own_references(page, web_server, web_service):
+    from retro import games
+
+    served = [board.game for board in web_service.boards.values()]
+    load(page, web_server)
+    # Each button named in full; the boards of one game side by side after its name.
+    labels = page.eval_on_selector_all("#boards button", "bs => bs.map(b => b.getAttribute('aria-label'))")
+    assert sorted(labels) == sorted(label_of(game) for game in served)
+    assert "Three Musketeers 4×4" in labels and "Six men's morris" in labels
+    assert page.text_content("#boards .board-group") == "Three Musketeers3×34×45×5"
+    assert page.text_content('#boards button[data-key="six-mens-morris"]') == "Six men's morris"
+    assert page.text_content("#game-name") == "Three Musketeers 4×4"  # the board a visit opens
+    info = page.request.get(web_server + "api/v1/info").json()
+    for board in info["boards"]:  # info serves each game's references, as declared
+        assert board["references"] == [dict(r) for r in games.get(board["game"], board["variant"]).references]
+    for name in ("six-mens-morris", "tic-tac-toe", "three-mens-morris", "three-musketeers"):
+        load(page, f"{web_server}?game={name}")  # the game's name alone: its start
+        game = games.get(name, "4x4" if name == "three-musketeers" else None)
+        wait_for(page, game.start())
+        assert page.text_content("#game-name") == label_of(game)
+        assert page.get_attribute("#boards button[aria-pressed=true]", "data-key") == game.file_stem
+        query = parse_qs(urlparse(page.url).query)
+        assert query["start"] == [str(game.start()).replace(" ", "_")] and query["game"] == [name]
+        links = page.eval_on_selector_all("footer a", "as => as.map(a => a.getAttribute('href').split('?')[0])")
+        assert links == FIXED_LINKS + [r["url"] for r in game.references]
+    expected = {  # the references each page links (besides README, source and API)
+        "three-musketeers": ["https://github.com/jlaire/3M",
+                             "https://github.com/alielabridi/Weakly-Solving-Three-Musketeers-Game"],
+        "tic-tac-toe": ["https://en.wikipedia.org/wiki/Tic-tac-toe"],
+        "three-mens-morris": ["https://en.wikipedia.org/wiki/Three_men%27s_morris"],
+        "six-mens-morris": ["https://en.wikipedia.org/wiki/Nine_men%27s_morris",
+                            "https://library.slmath.org/books/Book29/files/gasser.pdf"],
+    }
+    for name, urls in expected.items():
+        assert [r["url"] for r in games.get(name).references] == urls
+
+
+def editor_shows(page, text: str) -> None:
+    page.wait_for_function("t => document.getElementById('position-text').value === t && "
+                           "document.getElementById('value').textContent !== '…'", arg=text)
+
+
+def test_the_editor_s_side_follows_the_hands_and_counts_out_of_range_say_why(page, web_server, game_dbs):
+    from retro import games
+
+    six = games.get("six-mens-morris")
+    sdb = game_dbs["six-mens-morris"]
+    load(page, f"{web_server}?game=six-mens-morris")
+    page.click("#edit")
+    page.click("#edit-clear")
+    page.click('circle[data-square="a1"]')  # White places: 5 and 6 in hand, so Black is to move
+    placed = six.parse("B 5 6 W.. ... .... ... ...")
+    editor_shows(page, str(placed))
+    assert page.text_content("#value") == value_text(sdb.probe(placed))
+    assert page.is_checked('input[name=edit-side][value="B"]') and page.text_content("#edit-error") == ""
+    page.click('circle[data-square="c2"]')  # a white piece, then a black one: 5 and 5, White to move
+    page.click('circle[data-square="c2"]')
+    both = six.parse("W 5 5 W.. .B. .... ... ...")
+    editor_shows(page, str(both))
+    assert page.text_content("#value") == value_text(sdb.probe(both))
+    assert page.is_checked('input[name=edit-side][value="W"]')
+    for count in ("7", "-1"):  # what the CLI says of that position, where the editor says it
+        page.fill("#hand-0", count)
+        text = f"W {count} 5 W.. .B. .... ... ..."
+        with pytest.raises(PositionError) as error:
+            six.parse(text)
+        page.wait_for_function("t => document.getElementById('edit-error').textContent === t", arg=str(error.value))
+        assert shown(page) == text and page.text_content("#value") == "Not a position"
+        assert page.is_disabled("#edit-done")
+    page.fill("#hand-0", "4")  # 4 and 5: Black places next
+    fewer = six.parse("B 4 5 W.. .B. .... ... ...")
+    editor_shows(page, str(fewer))
+    assert page.text_content("#value") == value_text(sdb.probe(fewer)) and page.text_content("#edit-error") == ""
+
+    ttt = games.get("tic-tac-toe")  # the marks decide too: X marks, then O is to move
+    load(page, f"{web_server}?game=tic-tac-toe")
+    page.click("#edit")
+    page.click('rect[data-square="b2"]')
+    marked = ttt.parse("O ... .X. ...")
+    editor_shows(page, str(marked))
+    assert page.text_content("#value") == value_text(game_dbs["tic-tac-toe"].probe(marked))
+    assert page.is_checked('input[name=edit-side][value="O"]')
+
+
+def test_the_chart_follows_an_edit_and_play_it_out_is_one_history_entry(page, web_server, dbs):
+    db = dbs[4]
+    start = Position.start(4)
+    line = db.line(start)
+    load(page, url_of(web_server, start, line[:3]))
+    assert page.locator("#chart .bar").count() == 4
+    page.click("#edit")  # the chart shows the setup, not the game left behind
+    here = positions(start, line[:3])[-1]
+    page.wait_for_function("() => document.querySelectorAll('#chart .bar').length === 1")
+    outcome = db.probe(here)
+    tone = {Side.MUSKETEERS: "s0", Side.ENEMY: "s1", None: "d"}[outcome.winner]
+    assert page.get_attribute("#chart .bar", "class").split()[1] == tone
+    assert page.text_content("#chart .bar title") == f"start: {outcome}"
+    enemy = next(name for name in ("a1", "b1", "c1", "d1") if str(here).split()[1]["abcd".index(name[0])] == "X")
+    page.click(f'rect[data-square="{enemy}"]')  # an enemy man less
+    fewer = Position.parse(str(here)[:2 + "abcd".index(enemy[0])] + "." + str(here)[3 + "abcd".index(enemy[0]):])
+    editor_shows(page, str(fewer))
+    assert page.locator("#chart .bar").count() == 1
+    assert page.text_content("#chart .bar title") == f"start: {db.probe(fewer)}"
+    page.click("#edit-cancel")
+    wait_for(page, here)
+    assert page.locator("#chart .bar").count() == 4
+
+    page.click("#show-line")
+    page.wait_for_selector("#line button")
+    entries = page.evaluate("history.length")
+    page.click("#play-line")
+    end = positions(here, db.line(here))[-1]
+    wait_for(page, end)
+    assert moves_in_url(page) == [str(m) for m in line[:3] + db.line(here)]
+    assert page.evaluate("history.length") == entries + 1  # one entry for the whole line
+    page.go_back()
+    wait_for(page, here)
+
+
+def straddling(page, box: str) -> list[str]:
+    """The rows of a scrolling list that its box cuts at its bottom edge (none when the
+    box shows whole rows), after checking the list does overflow."""
+    return page.evaluate("""box => {
+        const list = document.querySelector(box);
+        if (list.scrollHeight <= list.clientHeight) return ['no overflow'];
+        const bottom = list.getBoundingClientRect().top + list.clientTop + list.clientHeight;
+        return [...list.children].filter(li => {
+            const r = li.getBoundingClientRect();
+            return r.top < bottom - 0.5 && r.bottom > bottom + 0.5;
+        }).map(li => li.textContent);
+    }""", box)
+
+
+def test_list_boxes_show_whole_rows(browser, page, web_server, dbs):
+    from retro import games
+
+    start = Position.start(4)
+    line = dbs[4].line(start)
+    assert len(line) >= 24
+    six = games.get("six-mens-morris")
+    for tab in (page, browser.new_page(viewport={"width": 375, "height": 740})):
+        load(tab, url_of(web_server, six.start(), game="six-mens-morris"))  # 16 placements
+        assert straddling(tab, "#moves") == []
+        load(tab, url_of(web_server, start, line, ply=0))
+        assert straddling(tab, "#game") == []
+        if tab is not page:  # the perfect line's box, under the board, overflows on a phone
+            tab.click("#show-line")
+            tab.wait_for_selector("#line button")
+            assert straddling(tab, "#line") == []
+            tab.close()
+
+
+def score_on_page(page, box: str) -> str:
+    """A list's rows as text: each row's number, then its moves (without their values)."""
+    return page.evaluate("""box => [...document.querySelectorAll(box + ' > li.row')].map(li =>
+        [...li.children].map(c => c.classList.contains('n') ? c.textContent
+                                  : (c.querySelector('.mono') || c).textContent).join(' ')).join(' ')""", box)
+
+
+def test_moves_are_numbered_by_pairs_as_the_terminal_numbers_them(page, web_server, dbs):
+    from retro.play import score
+
+    db = dbs[4]
+    start = Position.start(4)
+    line = db.line(start)
+    load(page, url_of(web_server, start, line[:5]))
+    sides = [p.side for p in positions(start, line[:5])]
+    assert score_on_page(page, "#game") == score(list(zip(sides, line[:5])), Side.MUSKETEERS)
+    assert score_on_page(page, "#game").startswith(f"1. {line[0]} {line[1]} 2. {line[2]}")
+
+    after = start.play(line[0])  # a game that begins with the enemy to move: "1. ... d1-e1"
+    game = line[1:4]
+    load(page, url_of(web_server, after, game))
+    sides = [p.side for p in positions(after, game)]
+    assert score_on_page(page, "#game") == score(list(zip(sides, game)), Side.MUSKETEERS)
+    assert score_on_page(page, "#game").startswith(f"1. ... {line[1]} 2. {line[2]} {line[3]}")
+    assert "to move · move 3 · ply 3 of 3" in page.text_content("#turn")
+    page.click("#show-line")  # the perfect line goes on with the game's numbers
+    page.wait_for_selector("#line button")
+    rest = db.line(positions(after, game)[-1])
+    every = game + rest
+    whole = score(list(zip([p.side for p in positions(after, every)], every)), Side.MUSKETEERS)
+    assert score_on_page(page, "#game") + " " + score_on_page(page, "#line") == whole

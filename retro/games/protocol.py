@@ -72,7 +72,8 @@ Presentation
 or points and lines; the notation's groups of points), ``cells(position)`` what
 stands on each point, ``marked_lines(position)`` the lines to draw over it (a line
 that finished the game, the morris mills), and ``board_text(position)`` draws the
-board for the terminal.
+board for the terminal. ``references`` lists papers and articles on the game
+(``{"title", "url"}``), which /api/v1/info serves and the page links.
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ class Game:
     description: ClassVar[str]  # one line for `retro games`
     rules: ClassVar[str]  # the rules in one paragraph, written into every file's header
     notation: ClassVar[str]  # the notation in a sentence or two
+    references: ClassVar[tuple[dict[str, str], ...]] = ()  # {"title", "url"} each
     sides: ClassVar[type[Side]]
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)

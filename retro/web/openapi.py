@@ -157,7 +157,9 @@ def openapi() -> dict:
                 [_POSITION, _SEED, _GAME], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
             "/api/v1/info": {"get": get(
                 "The boards served",
-                "Per board: its game (name, variant, title, rules, notation), its sides, its "
+                "Per board: its game (name, variant, title, rules, notation), its "
+                "`references` (`[{\"title\", \"url\"}, ...]`: papers and articles on the "
+                "game, which the page links), its sides, its "
                 "geometry (points with their grid coordinates; lines between points for the "
                 "morris boards; the pieces and which side each belongs to), its start, "
                 "positions, format version, content digest, build time and how the values are "

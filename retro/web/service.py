@@ -167,9 +167,9 @@ class Board:
         return start
 
     def info(self) -> dict:
-        """What /api/v1/info says of this board: the game, its sides, its geometry (for a
-        page that knows no rules), its start and its file; Three Musketeers adds its board
-        size and enemy-men limit."""
+        """What /api/v1/info says of this board: the game, its references, its sides, its
+        geometry (for a page that knows no rules), its start and its file; Three
+        Musketeers adds its board size and enemy-men limit."""
         game, start = self.game, self.start()
         out = {
             "key": self.key,
@@ -179,6 +179,7 @@ class Board:
             "title": game.title,
             "rules": game.rules,
             "notation": game.notation,
+            "references": [dict(reference) for reference in game.references],
             "sides": [{"name": side.value, "letter": side.letter, "title": side.title,
                        "plural": side.plural} for side in game.sides],
             "geometry": game.geometry(),

@@ -596,6 +596,8 @@ class ThreeMensMorris(Morris):
     pieces = 3
     lines_win = True
     notation_example = "W 3 3 ... ... ..."
+    references = ({"title": "Three men's morris (Wikipedia)",
+                   "url": "https://en.wikipedia.org/wiki/Three_men%27s_morris"},)
     rules = ("White moves first. Each player has 3 pieces in hand; while the player to move "
              "has pieces in hand a move places one on an empty point of the 3x3 grid a1..c3, "
              "then a move slides one of the mover's pieces to an orthogonally adjacent empty "
@@ -633,6 +635,12 @@ class SixMensMorris(Morris):
     pieces = 6
     lines_win = False
     notation_example = "W 6 6 ... ... .... ... ..."
+    references = (
+        {"title": "Nine men's morris and its smaller forms (Wikipedia)",
+         "url": "https://en.wikipedia.org/wiki/Nine_men%27s_morris"},
+        {"title": "R. Gasser, Solving Nine Men's Morris (1996)",
+         "url": "https://library.slmath.org/books/Book29/files/gasser.pdf"},
+    )
     rules = ("White moves first. Each player has 6 pieces in hand, placed alternately on the "
              "16 points of two concentric squares joined by four spokes; then pieces slide to "
              "adjacent empty points (no flying). A move whose destination completes a mill (a "

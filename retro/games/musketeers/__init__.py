@@ -42,6 +42,12 @@ class ThreeMusketeers(GridGame):
                    "(5x5; 3x3 and 4x4 too)")
     rules = layout.RULES_TEXT
     notation = NOTATION
+    references = (
+        {"title": "J. Laire's 2009 strong solution: database and notes",
+         "url": "https://github.com/jlaire/3M"},
+        {"title": "Weakly Solving the Three Musketeers Game (2017)",
+         "url": "https://github.com/alielabridi/Weakly-Solving-Three-Musketeers-Game"},
+    )
     sides = Side
     value_dtype = np.uint8
     variants = ("5x5", "4x4", "3x3")

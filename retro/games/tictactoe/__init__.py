@@ -196,6 +196,7 @@ class TicTacToe(GridGame):
     notation = ("Positions are written like 'X ... .X. ..O': the side to move (X or O), then "
                 "one group per row from row 1, columns a to c; X and O for the marks, . empty. "
                 "A move is the square marked, like 'b2'.")
+    references = ({"title": "Tic-tac-toe (Wikipedia)", "url": "https://en.wikipedia.org/wiki/Tic-tac-toe"},)
     sides = Side
     value_dtype = np.uint8
     symmetries = 8

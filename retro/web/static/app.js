@@ -13,15 +13,19 @@
  * the position editor, and the page's wiring.
  *
  * The URL holds the current line of the game:
- * ?start=<position>&moves=e1-e2,d1-e1[&ply=N][&play=<side>&seed=S][&game=<name>].
+ * ?start=<position>&moves=e1-e2,d1-e1[&ply=N][&play=<side>&seed=S][&game=<name>];
+ * ?game=<name> alone opens that game's start.
+ *
+ * Moves are numbered as `retro play`'s score numbers them: "1. e1-d1 d2-d1 2. ...",
+ * one number for a move of the side that moves first and the answer to it.
  */
 
 import {ApiError, api, linkText, probe} from './api.js';
 import {drawBoard} from './board.js';
 import {drawChart} from './chart.js';
 import {
-  capitalize, code, compose, kind, otherSide, parseMove, possessive, rank, readPosition, sameMove,
-  sideIs, sideOf, tone, words,
+  capitalize, code, compose, kind, numberText, numbering, otherSide, parseMove, possessive, rank,
+  readPosition, sameMove, score, sideIs, sideOf, tone, words,
 } from './notation.js';
 
 const $ = (id) => document.getElementById(id);
@@ -45,13 +49,25 @@ function currentBoard() {
   return here ? boardOf(here) : null;
 }
 
-/** The board a new visit opens: the largest Three Musketeers board whose database
+/** The board to open of ``among``: the largest Three Musketeers board whose database
  *  holds its start, else the first board holding its start. */
-function defaultBoard() {
-  const withStart = boards.filter((b) => b.start);
+function preferred(among) {
+  const withStart = among.filter((b) => b.start);
   const musketeers = withStart.filter((b) => b.game === 'three-musketeers')
     .reduce((a, b) => (!a || b.size > a.size ? b : a), null);
   return musketeers || withStart[0] || null;
+}
+
+/** The board a new visit opens. */
+function defaultBoard() { return preferred(boards); }
+
+/** The boards a link's ``game`` names: a game's name, or a board's key. */
+function boardsNamed(name) { return boards.filter((b) => b.game === name || b.key === name); }
+
+/** What buttons and headings call a board: the game's title, and a Three Musketeers
+ *  board's size. */
+function boardLabel(board) {
+  return board.title + (board.game === 'three-musketeers' ? ' ' + board.size + '×' + board.size : '');
 }
 
 /** The ``game`` parameter a board's requests carry (its registry name). */
@@ -103,6 +119,12 @@ function syncLine() {
 function current() { return line[state.at] ? line[state.at].answer : undefined; }
 function answers() { return line.map((n) => n.answer); }
 function last() { return line.length - 1; }
+/** The side of each move of the line: the side to move before it. */
+function movers() { return line.slice(0, -1).map((n) => n.answer.side); }
+
+/** The numbers of the line's moves, then of ``more`` moves after its first ``plies``
+ *  (by their sides), as the game list writes them. */
+function numbersFrom(board, plies, more) { return numbering(board, movers().slice(0, plies).concat(more)); }
 
 function humanSide() { return state.mode === 'explore' ? null : state.mode; }
 function computerSide() {
@@ -158,7 +180,7 @@ function readUrl() {
     at: ply !== null && /^\d{1,3}$/.test(ply) ? parseInt(ply, 10) : null,
     mode: play && /^[A-Za-z]{1,20}$/.test(play) ? play : 'explore',
     seed: /^\d{1,18}$/.test(q.get('seed') || '') ? q.get('seed') : null,
-    game: name && /^[a-z-]{1,40}$/.test(name) ? name : null,
+    game: name && /^[a-z0-9-]{1,40}$/.test(name) ? name : null,
   };
 }
 
@@ -216,7 +238,16 @@ function follow(path) {
 function loadFromUrl() {
   const mine = ++epoch;
   const wanted = readUrl();
-  const fallback = defaultBoard();
+  let fallback = defaultBoard();
+  if (!wanted.start && wanted.game) {  // ?game=NAME alone: that game's start
+    const named = boardsNamed(wanted.game);
+    if (named.length && !preferred(named)) {  // endgame databases only: compose a position
+      openEditor(named[0], null);
+      return Promise.resolve();
+    }
+    if (named.length) fallback = preferred(named);
+    else say('The link\'s game ' + wanted.game + ' is not served here.', true);
+  }
   const start = wanted.start || (fallback && fallback.start);
   let name = wanted.start ? wanted.game : gameParam(fallback);
   if (!start) {  // only endgame databases, which do not hold a start: ask for a position
@@ -278,8 +309,10 @@ function resetView() {
 // --- moving ---------------------------------------------------------------------------
 
 /** Play a legal move of the current position (from the API's list); false for any
- *  other. A move already played here follows its old continuation again. */
-function play(moveText, byComputer) {
+ *  other. A move already played here follows its old continuation again. ``push``: a
+ *  new history entry (by default for the player's moves; the computer's answer shares
+ *  the entry of the move it answers). */
+function play(moveText, byComputer, push) {
   const here = current();
   const move = here && !here.over && here.moves.find((m) => m.move === moveText);
   if (!move) return Promise.resolve(false);
@@ -296,7 +329,7 @@ function play(moveText, byComputer) {
     resetView();
     say(byComputer ? 'The computer played ' + moveText + '.' : '');
     render();
-    saveUrl(!byComputer);  // the computer's answer shares the entry of the move it answers
+    saveUrl(push === undefined ? !byComputer : push);
     return true;
   }, (error) => {
     if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
@@ -467,20 +500,30 @@ function openEditor(board, text) {
 function editorText() { return compose(editor.board, editor.letter, editor.cells, editor.hands); }
 
 /** The value of the setup, live: the API's answer, or its error when the setup is not
- *  a position. */
-function probeEditor() {
+ *  a position. ``follow``: after a change of the pieces or the hands, the side to move
+ *  follows them where the API says it must (morris's hands, tic-tac-toe's marks): when
+ *  the setup is not a position with this side to move and is one with the other, the
+ *  other is to move. */
+function probeEditor(follow) {
   const mine = ++editor.epoch;
   const shown = editor;
+  const board = shown.board;
   shown.answer = null;
   shown.error = '';
   render();
-  probe(editorText(), shown.board.game).then((answer) => {
+  const other = board.sides.map((s) => s.letter).find((l) => l !== shown.letter);
+  probe(editorText(), board.game).then((answer) => ({answer: answer}), (error) => {
+    if (!follow) return {error: error};
+    return probe(compose(board, other, shown.cells, shown.hands), board.game)
+      .then((answer) => ({answer: answer, letter: other}), () => ({error: error}));
+  }).then((got) => {
     if (editor !== shown || mine !== shown.epoch) return;
-    shown.answer = answer;
-    render();
-  }, (error) => {
-    if (editor !== shown || mine !== shown.epoch) return;
-    shown.error = error.message;
+    if (got.letter) {
+      shown.letter = got.letter;
+      document.querySelectorAll('input[name=edit-side]').forEach((r) => { r.checked = r.value === got.letter; });
+    }
+    if (got.error) shown.error = got.error.message;
+    else shown.answer = got.answer;
     render();
   });
 }
@@ -502,13 +545,14 @@ function cycle(name) {
   if (geometry.hands && geometry.pieces[char]) {
     const i = editor.board.sides.findIndex((s) => s.name === geometry.pieces[char].side);
     const onBoard = Object.keys(editor.cells).filter((n) => editor.cells[n] === char).length;
-    if (i >= 0 && editor.hands[i] > 0 && onBoard + editor.hands[i] > geometry.pieces_per_side) {
+    const hand = editor.hands[i];  // a count typed out of range stays as typed
+    if (i >= 0 && Number.isInteger(hand) && hand > 0 && onBoard + hand > geometry.pieces_per_side) {
       editor.hands[i] -= 1;
       editor.taken[name] = i;
     }
   }
   if (geometry.hands) [0, 1].forEach((i) => { $('hand-' + i).value = String(editor.hands[i]); });
-  probeEditor();
+  probeEditor(true);
 }
 
 function drawEditorSides() {
@@ -730,9 +774,13 @@ function drawVerdict() {
     turn.appendChild(html('b', {}, capitalize(here.side)));
     let text = ' to move';
     if (human !== null) text += here.side === human ? ': your move' : ': the computer\'s move';
+    // The number of the move to play, as the game list numbers moves, and the ply.
+    const next = numbersFrom(board, state.at, [here.side])[state.at];
     turn.appendChild(document.createTextNode(text + ' · '));
-    turn.appendChild(plyWord('ply'));
-    turn.appendChild(document.createTextNode(' ' + state.at + (last() ? ' of ' + last() : '')));
+    const where = html('span', {'class': 'where'}, 'move ' + next.number + ' · ');
+    where.appendChild(plyWord('ply'));
+    where.appendChild(document.createTextNode(' ' + state.at + (last() ? ' of ' + last() : '')));
+    turn.appendChild(where);
   }
   note.textContent = view.preview ? '' : blunderNote();
 }
@@ -756,6 +804,7 @@ function drawMoves() {
   // notation's order (as text) instead.
   const moves = values ? here.moves : here.moves.slice().sort((a, b) => (a.move < b.move ? -1 : a.move > b.move ? 1 : 0));
   $('moves-order').textContent = values ? 'best first' : 'in notation order';
+  list.style.setProperty('--chars', String(Math.max(5, ...moves.map((m) => m.move.length))));
   moves.forEach((m) => {
     const k = kind(m, here.side);
     const button = html('button', {type: 'button', 'class': (values ? k : 'plain') + (view.hint === m.move ? ' hinted' : ''),
@@ -780,56 +829,83 @@ function drawMoves() {
   });
 }
 
-/** A variation's first moves, for its button. */
-function variationText(node) {
-  const moves = [];
-  for (let n = node; n && moves.length < 3; n = n.next) moves.push(n.move);
-  let more = node;
-  for (let i = 0; i < 3 && more; i++) more = more.next;
-  return moves.join(' ') + (more ? ' …' : '');
+/** A variation's first moves, numbered as the list numbers them (``ply``: its first's),
+ *  for its button. */
+function variationText(board, node, ply) {
+  const nodes = [];
+  for (let n = node; n && nodes.length < 3; n = n.next) nodes.push(n);
+  const numbers = numbersFrom(board, ply - 1, nodes.map((n) => n.parent.answer.side)).slice(ply - 1);
+  return score(nodes.map((n) => n.move), numbers) + (nodes[nodes.length - 1].next ? ' …' : '');
 }
 
+/** The row of ``list`` a move numbered ``number`` goes in: ``row`` (the list's last),
+ *  or a new one headed by the number when the move opens one (or the list is empty). */
+function numberedRow(list, row, number) {
+  if (row && !number.first) return row;
+  const next = html('li', {'class': 'row'});
+  next.appendChild(html('span', {'class': 'n', 'aria-hidden': 'true'}, numberText(number)));
+  list.appendChild(next);
+  return next;
+}
+
+/** The game's moves numbered by pairs, as the terminal's score writes them: one row per
+ *  number ("1." then a move of each side; "1. ..." when the game began with the second
+ *  side), each move a button to go there; variations after the row of the move they
+ *  replace. While the editor is open, the setup instead. */
 function drawGame() {
   const board = currentBoard();
   const list = $('game');
   list.textContent = '';
+  if (editor) {
+    $('game-count').textContent = '';
+    list.appendChild(html('li', {'class': 'empty'}, 'A new position: “Play from here” starts a game from it.'));
+    return;
+  }
   if (!root) return;  // no game yet (an endgame database's position being composed)
   const thrown = valuesShown() ? blunders() : {};
-  $('game-count').textContent = last() ? last() + (last() === 1 ? ' move' : ' moves') : '';
+  $('game-count').textContent = last() ? last() + (last() === 1 ? ' ply' : ' plies') : '';
   if (!last()) list.appendChild(html('li', {'class': 'empty'}, 'No moves yet.'));
+  const numbers = numbersFrom(board, last(), []);
+  let pending = [];  // the variations of the row being written, listed after it
   const variations = (node, ply) => {
     // The moves once played at ``ply`` (from ``node``) and not followed now: variations.
     node.children.filter((c) => c !== node.next).forEach((alt) => {
-      const text = variationText(alt);
+      const text = variationText(board, alt, ply);
       const button = html('button', {type: 'button', 'class': 'variation', 'data-ply': ply, 'data-move': alt.move,
-        'aria-label': 'Variation at ply ' + ply + ': ' + text + '; switch to it'}, '(variation: ' + text + ')');
+        'aria-label': 'Variation: ' + text + '; switch to it'}, '(variation: ' + text + ')');
       button.addEventListener('click', () => switchTo(alt));
       const li = html('li', {'class': 'variation'});
       li.appendChild(button);
-      list.appendChild(li);
+      pending.push(li);
     });
   };
+  const flush = () => { pending.forEach((li) => list.appendChild(li)); pending = []; };
+  let row = null;
   line.slice(1).forEach((node, i) => {
     const ply = i + 1;
+    const number = numbers[i];
+    if (!row || number.first) flush();
+    row = numberedRow(list, row, number);
     const move = node.move;
-    const mover = line[ply - 1].answer.side;
-    const button = html('button', {type: 'button', 'class': (ply === state.at ? 'current' : '') + (thrown[ply] ? ' blunder' : ''),
-      'aria-label': 'Ply ' + ply + ', ' + mover + ' ' + move + (thrown[ply] ? ', threw the result away' : '') +
-        (valuesShown() ? '; then ' + words(board, node.answer) : ''), 'data-ply': ply});
+    const mover = sideOf(board, line[ply - 1].answer.side);
+    const button = html('button', {type: 'button', 'class': 'mono' + (ply === state.at ? ' current' : '') +
+        (thrown[ply] ? ' blunder' : ''),
+      'aria-label': numberText(number) + ' ' + move + ' (' + mover.title + ')' +
+        (thrown[ply] ? ', threw the result away' : '') + (valuesShown() ? '; then ' + words(board, node.answer) : ''),
+      'data-ply': ply, 'data-move': move}, move);
     if (ply === state.at) button.setAttribute('aria-current', 'step');
-    button.appendChild(html('span', {'class': 'n'}, ply + '.'));
-    button.appendChild(html('span', {'class': 'mono'}, move));
     button.addEventListener('click', () => go(ply));
-    const li = html('li');
-    li.appendChild(button);
-    list.appendChild(li);
+    row.appendChild(button);
     variations(line[ply - 1], ply);
   });
+  flush();
   variations(line[last()], last() + 1);  // continuations once played after the line's end
+  flush();
   // Scroll the list's own box to the current move, never the page (stepping through a
   // game must not move the page under the reader's eyes).
   const shown = list.querySelector('.current');
-  if (shown) {
+  if (state.at === 0) list.scrollTop = 0;
+  else if (shown) {
     const top = shown.offsetTop;
     const bottom = top + shown.offsetHeight;
     if (top < list.scrollTop) list.scrollTop = top;
@@ -837,14 +913,22 @@ function drawGame() {
   }
 }
 
+/** The chart of the game's values (while editing: of the setup alone). */
 function paintChart() {
-  const values = valuesShown() && !!root;
+  const shown = editor ? (editor.answer ? [editor.answer] : []) : root ? answers() : [];
+  // The editor shows values, as its move list does.
+  const values = (!!editor || valuesShown()) && shown.length > 0;
   $('chart').hidden = !values;
   $('legend').hidden = !values;
-  $('chart-hidden').hidden = valuesShown();
+  $('chart-hidden').hidden = !!editor || valuesShown();
   if (!values) { $('chart').textContent = ''; return; }
-  drawChart($('chart'), {board: currentBoard(), answers: answers(), moves: state.moves, at: state.at,
-    thrown: blunders(), onPick: go});
+  const board = currentBoard();
+  const numbers = numbering(board, shown.map((a) => a.side));  // of the move played from each position
+  const moves = editor ? [] : state.moves;
+  drawChart($('chart'), {board: board, answers: shown, at: editor ? 0 : state.at,
+    names: moves.map((move, i) => numberText(numbers[i]) + ' ' + move),
+    starts: numbers.map((n, i) => (n.first && !shown[i].over ? n.number : null)),
+    thrown: editor ? {} : blunders(), onPick: editor ? () => {} : go});
 }
 
 function drawLegend() {
@@ -896,12 +980,39 @@ function drawControls() {
     button.setAttribute('aria-pressed', String(board !== null && button.getAttribute('data-key') === board.key));
   });
   if (board) {
+    $('game-name').textContent = boardLabel(board) +
+      (board.start ? '' : ': positions with at most ' + board.max_enemy_men + ' enemy men');
     $('rules').textContent = board.rules;
     $('notation-help').textContent = board.notation;
-    document.title = board.title + ', solved · retro';
+    drawReferences(board);
+    document.title = boardLabel(board) + ', solved · retro';
   }
 }
 
+/** The footer's links on the game shown: the references info gives for it. */
+function drawReferences(board) {
+  const box = $('references');
+  if (box.getAttribute('data-key') === board.key) return;
+  box.setAttribute('data-key', board.key);
+  box.textContent = '';
+  (board.references || []).forEach((reference, i) => {
+    box.appendChild(document.createTextNode(i ? ' · ' : ' · ' + board.title + ': '));
+    box.appendChild(html('a', {href: reference.url}, reference.title));
+  });
+}
+
+/** The numbers of the perfect line's moves, continuing the game's: the side of each is
+ *  the side to move before it (the current position's, then each step's). */
+function lineNumbers(board) {
+  const steps = view.line.line;
+  const sides = [current().side].concat(steps.slice(0, -1).map((step) => {
+    const letter = readPosition(board, step.position).side;
+    return (board.sides.find((s) => s.letter === letter) || board.sides[0]).name;
+  }));
+  return numbersFrom(board, state.at, sides).slice(state.at);
+}
+
+/** The perfect line from the current position, numbered as the game list is. */
 function drawLine() {
   const board = currentBoard();
   const card = $('line-card');
@@ -913,18 +1024,18 @@ function drawLine() {
   const count = view.line.line.length;
   $('line-count').textContent = values ? count + (count === 1 ? ' ply' : ' plies') +
     (view.line.winner === null ? ' (a draw: until a position comes back)' : '') : '';
+  const numbers = lineNumbers(board);
+  let row = null;
   view.line.line.forEach((step, i) => {
-    const ply = state.at + i + 1;
+    const number = numbers[i];
+    row = numberedRow(list, row, number);
     const previewing = view.preview && view.preview.index === i;
     const button = html('button', {type: 'button', 'data-index': i, 'aria-pressed': String(!!previewing),
-      'aria-label': 'Preview ply ' + ply + ', ' + step.move + (values ? '; then ' + words(board, step) : '')});
-    button.appendChild(html('span', {'class': 'n'}, ply + '.'));
+      'aria-label': 'Preview ' + numberText(number) + ' ' + step.move + (values ? '; then ' + words(board, step) : '')});
     button.appendChild(html('span', {'class': 'mono'}, step.move));
     if (values) button.appendChild(html('span', {'class': 'code mono'}, code(board, step)));
     button.addEventListener('click', () => preview(previewing ? null : i));
-    const li = html('li');
-    li.appendChild(button);
-    list.appendChild(li);
+    row.appendChild(button);
   });
   $('play-line').hidden = humanSide() !== null;
 }
@@ -947,8 +1058,8 @@ function drawPreview() {
   if (!view.preview) return;
   const board = currentBoard();
   const step = view.preview.step;
-  const ply = state.at + view.preview.index + 1;
-  $('preview-text').textContent = 'Preview of the perfect line: ply ' + ply + ', after ' + step.move +
+  const number = lineNumbers(board)[view.preview.index];
+  $('preview-text').textContent = 'Preview of the perfect line: after ' + numberText(number) + ' ' + step.move +
     (valuesShown() ? ' (' + words(board, step) + ')' : '') + '. The game is unchanged.';
 }
 
@@ -1032,7 +1143,7 @@ function wireEditor() {
     editor.hands = [full, full];
     editor.taken = {};
     drawEditorSides();
-    probeEditor();
+    probeEditor(true);
   });
   $('edit-start').addEventListener('click', () => {
     if (!editor || !editor.board.start) return;
@@ -1044,12 +1155,12 @@ function wireEditor() {
   [0, 1].forEach((i) => {
     $('hand-' + i).addEventListener('input', () => {
       if (!editor) return;
-      const input = $('hand-' + i);
-      const n = parseInt(input.value, 10);
-      if (!(n >= 0 && n <= editor.board.geometry.pieces_per_side)) return;  // the field says its range
-      editor.hands[i] = n;
+      // Whatever is typed goes to the API, whose error (the CLI's) says what is wrong
+      // with a count out of range.
+      const typed = $('hand-' + i).value.trim();
+      editor.hands[i] = /^[0-9]{1,3}$/.test(typed) ? parseInt(typed, 10) : typed;
       editor.taken = {};  // the hands are the user's now
-      probeEditor();
+      probeEditor(true);
     });
   });
 }
@@ -1083,9 +1194,9 @@ function wire() {
     if (!view.line || humanSide() !== null) return;
     const moves = view.line.line.map((step) => step.move);
     view.preview = null;
-    const next = (i) => {
+    const next = (i) => {  // one history entry for the whole line: its first move's
       if (i >= moves.length) return;
-      play(moves[i], false).then((moved) => { if (moved) next(i + 1); });
+      play(moves[i], false, i === 0).then((moved) => { if (moved) next(i + 1); });
     };
     next(0);
   });
@@ -1160,25 +1271,44 @@ function wire() {
   window.addEventListener('popstate', () => { editor = null; loadFromUrl(); });
 }
 
-function boardLabel(board) {
-  return board.game === 'three-musketeers' ? board.size + '×' + board.size : board.title;
+/** One button per board, named after its game; the boards of one game (Three
+ *  Musketeers' sizes) side by side after the game's name, each button named in full
+ *  for screen readers. */
+function drawBoardButtons() {
+  const nav = $('boards');
+  const groups = [];  // the boards of each game, in info's order
+  boards.forEach((board) => {
+    const group = groups.find((g) => g[0].game === board.game);
+    if (group) group.push(board);
+    else groups.push([board]);
+  });
+  groups.forEach((group) => {
+    let box = nav;
+    if (group.length > 1) {
+      box = html('span', {'class': 'board-group', role: 'group', 'aria-label': group[0].title});
+      box.appendChild(html('span', {'class': 'group-name', 'aria-hidden': 'true'}, group[0].title));
+      nav.appendChild(box);
+    }
+    group.forEach((board) => {
+      const label = boardLabel(board);
+      const attrs = {type: 'button', 'data-key': board.key, 'aria-pressed': 'false', 'aria-label': label,
+        title: board.start ? 'New game: ' + label
+          : label + ', an endgame database: positions with at most ' + board.max_enemy_men +
+            ' enemy men; compose one in the editor, or paste one in the Position box'};
+      if (board.size) attrs['data-size'] = board.size;
+      const short = group.length > 1 ? label.slice(board.title.length).trim() || label : label;
+      const button = html('button', attrs, short);
+      button.addEventListener('click', () => openBoard(board));
+      box.appendChild(button);
+    });
+  });
 }
 
 function start() {
   wire();
   api('info', {}).then((info) => {
     boards = info.boards;
-    const nav = $('boards');
-    boards.forEach((board) => {
-      const attrs = {type: 'button', 'data-key': board.key, 'aria-pressed': 'false',
-        title: board.start ? 'New game: ' + board.title + (board.board ? ' ' + board.board : '')
-          : 'An endgame database: positions with at most ' + board.max_enemy_men +
-            ' enemy men; compose one in the editor, or paste one in the Position box'};
-      if (board.size) attrs['data-size'] = board.size;
-      const button = html('button', attrs, boardLabel(board));
-      button.addEventListener('click', () => openBoard(board));
-      nav.appendChild(button);
-    });
+    drawBoardButtons();
     return loadFromUrl();
   }).catch((error) => say(error instanceof ApiError ? error.message : String(error), true));
 }

@@ -1,5 +1,6 @@
 /* retro's page: the chart of a game, one bar per position (plies to the end, or a
- * draw at half height), coloured by who wins. */
+ * draw at half height), coloured by who wins, and under the bars the move numbers of
+ * the game's list (the number of the move played from that position). */
 
 import {el} from './board.js';
 import {code, tone, words} from './notation.js';
@@ -11,21 +12,25 @@ const TOP = 14;
 const BOTTOM = 16;
 const DIGIT = 6.2;  // the width of a digit of the ticks' 10-unit font, and a little more
 
-/** Label every k-th ply, k the smallest of 1, 2, 5, 10, 20, 50, ... whose labels (of up
- *  to ``digits`` digits, on slots ``slot`` units apart) leave a gap between them: the
- *  labels never overlap, whatever the length of the game. */
+/** Whether labels of up to ``digits`` digits, ``gap`` units apart, leave room between them. */
+function fits(gap, digits) { return gap >= digits * DIGIT + 4; }
+
+/** Label every k-th move number, k the smallest of 1, 2, 5, 10, 20, 50, ... whose labels
+ *  (of up to ``digits`` digits, on slots ``slot`` units apart) leave a gap between
+ *  them: the labels never overlap, whatever the length of the game. */
 export function labelEvery(slot, digits) {
-  const need = digits * DIGIT + 4;
   for (let scale = 1; ; scale *= 10) {
     for (const k of [1, 2, 5]) {
-      if (k * scale * slot >= need) return k * scale;
+      if (fits(k * scale * slot, digits)) return k * scale;
     }
   }
 }
 
-/** ``o``: board, answers (the probe answer of each position of the game), moves (the
- *  game's moves), at (the ply shown), thrown ({ply: true} for moves that threw a
- *  result away), onPick(ply). */
+/** ``o``: board, answers (the probe answer of each position of the game), names (for
+ *  each position after the first, the move that led there as the list writes it:
+ *  "3. ... d1-e1"), starts (for each position, the number of the move played from it
+ *  when that move opens a number, else null), at (the position shown), thrown ({ply:
+ *  true} for moves that threw a result away), onPick(ply). */
 export function drawChart(box, o) {
   const board = o.board;
   const answers = o.answers;
@@ -33,7 +38,10 @@ export function drawChart(box, o) {
   const decided = answers.map((a) => (a.plies === null || a.plies === undefined ? 0 : a.plies));
   const topPlies = Math.max(4, Math.max.apply(null, decided));
   const slot = Math.min(24, (WIDTH - LEFT - 4) / answers.length);
-  const every = labelEvery(slot, String(answers.length - 1).length);
+  const numbers = o.starts.filter((n) => n !== null);
+  const digits = String(Math.max(1, Math.max.apply(null, numbers.concat([1])))).length;
+  const every = labelEvery(2 * slot, digits);  // a move number spans two positions
+  const first = every === 1 || fits((every - 1) * 2 * slot, digits);  // "1" too, when it has room
   const svg = el('svg', {viewBox: '0 0 ' + WIDTH + ' ' + HEIGHT, role: 'img',
     'aria-label': 'Plies to the end after each move: ' + answers.map((a) => code(board, a)).join(', ')});
   const base = HEIGHT - BOTTOM;
@@ -46,14 +54,16 @@ export function drawChart(box, o) {
     const x = LEFT + i * slot + slot * 0.12;
     const bar = el('rect', {x: x, y: base - h, width: Math.max(1, slot * 0.76), height: h, rx: Math.min(2, slot / 6),
       'class': 'bar ' + tone(board, a) + (i === o.at ? ' current' : ''), 'data-ply': i}, svg);
-    el('title', {}, bar).textContent = (i === 0 ? 'start' : 'after ply ' + i + ' (' + o.moves[i - 1] + ')') + ': ' +
+    el('title', {}, bar).textContent = (i === 0 ? 'start' : 'after ' + o.names[i - 1]) + ': ' +
       words(board, a) + (o.thrown[i] ? '; this move threw the result away' : '');
     bar.addEventListener('click', () => o.onPick(i));
     if (o.thrown[i]) {
       el('text', {x: x + slot * 0.38, y: base - h - 2, 'text-anchor': 'middle', 'class': 'blunder'}, svg).textContent = '▼';
     }
-    if (i % every === 0) {
-      el('text', {x: x + slot * 0.38, y: HEIGHT - 3, 'text-anchor': 'middle', 'class': 'tick ply'}, svg).textContent = String(i);
+    const n = o.starts[i];
+    if (n !== null && (n % every === 0 || (n === 1 && first))) {
+      el('text', {x: x + slot * 0.38, y: HEIGHT - 3, 'text-anchor': 'middle', 'class': 'tick move', 'data-ply': i},
+        svg).textContent = String(n);
     }
   });
   box.appendChild(svg);

@@ -91,3 +91,26 @@ export function parseMove(text) {
   const m = MOVE.exec(text || '');
   return m ? {from: m[1] || null, to: m[2], remove: m[3] || null} : {from: null, to: null, remove: null};
 }
+
+/** Moves numbered as `retro play`'s score numbers them ("1. e1-d1 d2-d1 2. c3-c2", and
+ *  "1. ... d2-d1" when the first move is the second side's): a move of the side that
+ *  moves first opens a number, the answer to it shares it. ``movers``: the side (its
+ *  name) of each move, from the game's first; for each, {number, first}. */
+export function numbering(board, movers) {
+  const opener = board.sides[0].name;
+  let number = 1;
+  return movers.map((side) => {
+    const out = {number: number, first: side === opener};
+    if (!out.first) number += 1;
+    return out;
+  });
+}
+
+/** "3." before a move of the side that moves first, "3. ..." before the other's. */
+export function numberText(n) { return n.number + (n.first ? '.' : '. ...'); }
+
+/** Moves as a score from any move on: "3. ... d1-e1 4. e2-e1 c1-d1" (``numbers`` from
+ *  :func:`numbering`, one per move). */
+export function score(moves, numbers) {
+  return moves.map((move, i) => (i === 0 || numbers[i].first ? numberText(numbers[i]) + ' ' : '') + move).join(' ');
+}

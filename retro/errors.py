@@ -31,12 +31,21 @@ def quoted(text: str, limit: int = 40) -> str:
     escaped as JSON writes them (``\\u0000``), so a message stays one readable line
     whatever the text holds. Every message that quotes user input (CLI and web) uses it.
     """
-    shown = text if len(text) <= limit else text[:limit]
+    return "'" + _escaped(text[:limit]) + ("'..." if len(text) > limit else "'")
+
+
+def echoed(text: str, limit: int = 40) -> str:
+    """User text as an answer line repeats it (a batch's error line): :func:`quoted`
+    without the quotes, so a short line reads as typed (``'`` is not escaped)."""
+    return _escaped(text[:limit], quote=False) + ("..." if len(text) > limit else "")
+
+
+def _escaped(text: str, quote: bool = True) -> str:
     out = []
-    for char in shown:
-        if char in _SHORT_ESCAPES:
+    for char in text:
+        if char in _SHORT_ESCAPES and (quote or char != "'"):
             out.append(_SHORT_ESCAPES[char])
-        elif char.isprintable():
+        elif char.isprintable() or char == "'":
             out.append(char)
         else:
             code = ord(char)
@@ -45,7 +54,7 @@ def quoted(text: str, limit: int = 40) -> str:
                 out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
             else:
                 out.append(f"\\u{code:04x}")
-    return "'" + "".join(out) + ("'..." if len(text) > limit else "'")
+    return "".join(out)
 
 
 # --- input: positions, moves, notation ---------------------------------------------

@@ -16,11 +16,12 @@ import numpy as np
 from numba import njit
 
 from . import games
-from .errors import ChecksumError, DatabaseError, PositionError
+from .errors import ChecksumError, DatabaseError, PositionError, echoed
 from .games.musketeers.position import Position, Side
 from .values import Outcome, won_text
 
 GOES_ON = "the game goes on"  # what result_text says of a position that is not over
+ECHO_LIMIT = 40  # characters of a bad batch line repeated in its error line (as quoted)
 
 
 def result_text(position) -> str:
@@ -88,7 +89,9 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
     (bad notation, illegal position, another game or board size, too many men for
     the file, a missing or foreign database for that game) gets an error line and the
     batch goes on: ``<line>: error: <message>``, or ``{"position": <line>, "error":
-    <message>}``. A damaged file (:class:`~retro.errors.ChecksumError`) stops the batch.
+    <message>}``, the line cut after 40 characters (then ``...``) as messages quote
+    it, and in text its invisible characters escaped (:func:`~retro.errors.echoed`).
+    A damaged file (:class:`~retro.errors.ChecksumError`) stops the batch.
 
     ``databases`` answers the positions: a :class:`~retro.db.database.Database` (one
     game) or a :class:`~retro.db.database.DatabasePool` (the game of each line, from
@@ -107,11 +110,12 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
             moves = db.moves(position)
         except ChecksumError:
             raise
-        except (PositionError, DatabaseError) as error:
+        except (PositionError, DatabaseError, ValueError) as error:  # ValueError: any bad input
             if as_json:
-                yield BatchAnswer(json.dumps({"position": text, "error": str(error)}), False)
+                shown = text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT] + "..."
+                yield BatchAnswer(json.dumps({"position": shown, "error": str(error)}), False)
             else:
-                yield BatchAnswer(f"{text}: error: {error}", False)
+                yield BatchAnswer(f"{echoed(text, ECHO_LIMIT)}: error: {error}", False)
             continue
         if as_json:
             yield BatchAnswer(json.dumps(probe_json(position, outcome, moves, db.game)), True)

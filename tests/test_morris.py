@@ -197,3 +197,107 @@ def test_the_command_line(db_6mm, capsys):
     assert main(["games"]) == 0
     listed = capsys.readouterr().out
     assert "six-mens-morris" in listed and "70,967,891 positions" in listed
+
+
+# --- issue 23: examples in move errors, the terminal board ------------------------------
+
+
+def _walk(game, seed: int, plies: int) -> list:
+    """The positions of a random game from the start (the last one may be finished)."""
+    import random
+
+    rng = random.Random(seed)
+    position, seen = game.start(), []
+    for _ in range(plies):
+        seen.append(position)
+        moves = position.legal_moves()
+        if not moves:
+            break
+        position = position.play(rng.choice(moves))
+    return seen
+
+
+@pytest.mark.parametrize("game", [THREE, DIAGONAL, SIX], ids=lambda g: g.name)
+def test_every_example_in_a_move_error_is_a_legal_move_there(game):
+    import re
+
+    names = game.board.names
+    attempts = [*names, *(f"{a}-{b}" for a in names for b in names if a != b), "b2-c2", "b2xd4"]
+    examples = 0
+    for seed in range(6):
+        for position in _walk(game, seed, 30):
+            if position.is_over():
+                continue
+            hand = position.white_hand if position.side is game.sides.WHITE else position.black_hand
+            for text in attempts:
+                try:
+                    position.play(text)
+                except IllegalMoveError as error:
+                    message = str(error)
+                else:
+                    continue
+                if hand == 0 and text in names:  # a placement in the sliding phase
+                    assert "slide a piece, like " in message, message
+                for example in re.findall(r"\blike (\S+)\)?$", message):
+                    examples += 1
+                    position.play(example.rstrip(")"))  # legal: no error
+    assert examples > 100
+
+
+def test_a_placement_in_the_sliding_phase_suggests_a_slide_of_that_position():
+    # White on a1, b2, b3 and Black on c1, a2, c3: b2-c2 is no move here.
+    position = THREE.parse("W 0 0 W.B BW. .WB")
+    with pytest.raises(IllegalMoveError) as error:
+        position.play("a3")
+    # The one slide onto a3 (b3 and a2 are its neighbours; a2 is Black's): b3-a3.
+    assert str(error.value) == "illegal move a3: White has no piece in hand; slide a piece, like b3-a3"
+
+
+@pytest.mark.parametrize("game, board", [
+    (THREE, ["    a   b   c",
+             " 1  .---.---.",
+             "    |   |   |",
+             " 2  .---.---.",
+             "    |   |   |",
+             " 3  .---.---.",
+             "in hand: White 3, Black 3"]),
+    (DIAGONAL, ["    a   b   c",
+                " 1  .---.---.",
+                "    | \\ | / |",
+                " 2  .---.---.",
+                "    | / | \\ |",
+                " 3  .---.---.",
+                "in hand: White 3, Black 3"]),
+    (SIX, ["    a   b   c   d   e",
+           " 1  .-------.-------.",
+           "    |       |       |",
+           " 2  |   .---.---.   |",
+           "    |   |       |   |",
+           " 3  .---.       .---.",
+           "    |   |       |   |",
+           " 4  |   .---.---.   |",
+           "    |       |       |",
+           " 5  .-------.-------.",
+           "in hand: White 6, Black 6"]),
+], ids=lambda g: getattr(g, "name", ""))
+def test_the_terminal_board_draws_the_lines(game, board):
+    assert game.board_text(game.start()).splitlines() == board
+
+
+def test_the_terminal_board_marks_the_last_move_and_shows_the_pieces():
+    position = SIX.parse("B 0 1 W.. BW. W..B .B. ..W")
+    assert SIX.board_text(position, {"a1", "c1"}).splitlines() == [
+        "    a   b   c   d   e",
+        " 1 [W]-----[.]------.",
+        "    |       |       |",
+        " 2  |   B---W---.   |",
+        "    |   |       |   |",
+        " 3  W---.       .---B",
+        "    |   |       |   |",
+        " 4  |   .---B---.   |",
+        "    |       |       |",
+        " 5  .-------.-------W",
+        "in hand: White 0, Black 1"]
+    position = DIAGONAL.parse("W 1 1 W.B .W. ..B")
+    assert DIAGONAL.board_text(position, {"b2"}).splitlines()[1:6] == [
+        " 1  W---.---B", "    | \\ | / |", " 2  .--[W]--.", "    | / | \\ |", " 3  .---.---B"]

@@ -133,3 +133,159 @@ def test_play_starts_from_an_unquoted_position(db4):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "moves: 1. a1-b1"
+
+
+# --- issue 23: digits, invisible characters, whose error, the side letters ------------
+
+MORRIS = ["three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris"]
+# Each game's side letters and board characters, as its rules name them.
+SIDES = {"three-musketeers": ("M", "E"), "tic-tac-toe": ("X", "O"), "three-mens-morris": ("W", "B"),
+         "three-mens-morris-diagonal": ("W", "B"), "six-mens-morris": ("W", "B")}
+ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+
+
+@pytest.mark.parametrize("name", MORRIS)
+@pytest.mark.parametrize("hand", ["²", "٣", "６", "6.0", "-1", "3a"])
+def test_the_hands_are_ascii_digits_and_an_error_names_the_field(name, hand):
+    from retro.errors import NotationError
+
+    game = games.get(name)
+    rows = str(game.start()).split()[3:]
+    for who, text in (("White", f"W {hand} 0 {' '.join(rows)}"), ("Black", f"W 0 {hand} {' '.join(rows)}")):
+        for parse in (game.parse, lambda t: games.identify(t)[1]):
+            with pytest.raises(NotationError) as error:
+                parse(text)
+            assert str(error.value).startswith(f"{who}'s pieces in hand must be a number from 0 to ")
+            assert f"not '{hand.upper()}'" in str(error.value)  # as tidied: upper case
+
+
+@pytest.mark.parametrize("name", MORRIS)
+def test_a_hand_of_thousands_of_digits_is_refused_without_converting_it(name):
+    from retro.errors import PositionError
+
+    game = games.get(name)
+    rows = " ".join(str(game.start()).split()[3:])
+    pieces = 3 if name.startswith("three") else 6
+    with pytest.raises(PositionError) as error:
+        game.parse(f"W {'9' * 5000} {pieces} {rows}")
+    assert str(error.value) == (f"White has a 5,000-digit number of pieces in hand: {game.title} "
+                                f"has {pieces} each")
+    # Leading zeros are only zeros: the canonical text prints the number.
+    assert str(game.parse(f"W {'0' * 5000}{pieces} {pieces} {rows}")) == f"W {pieces} {pieces} {rows}"
+
+
+@pytest.mark.parametrize("game", games.every_game(), ids=lambda g: g.full_name)
+def test_no_game_reads_digits_of_another_script(game):
+    from retro.errors import MoveSyntaxError, PositionError
+
+    start = game.start()
+    text = str(start)
+    # The hands in Arabic-Indic digits (morris), a point written as a digit (every game).
+    bad = {text.translate(ARABIC_INDIC), text[:-1] + "٣", text[:-1] + "²", text[:-1] + "3"} - {text}
+    assert len(bad) == (4 if game.name in MORRIS else 3)
+    for variant in bad:
+        with pytest.raises(PositionError):
+            game.parse(variant)
+        with pytest.raises(PositionError):
+            games.identify(variant)
+    for move in start.legal_moves():
+        with pytest.raises(MoveSyntaxError):
+            game.parse_move(str(move).translate(ARABIC_INDIC))
+
+
+@pytest.mark.parametrize("game", games.every_game(), ids=lambda g: g.full_name)
+@pytest.mark.parametrize("char, shown", [("\x00", "\\u0000"), ("\u200b", "\\u200b"), ("\x7f", "\\u007f")])
+def test_an_invisible_character_in_a_row_is_named(game, char, shown):
+    from retro.errors import UnknownCharacterError
+
+    tokens = str(game.start()).split()
+    first_row = 3 if game.name in MORRIS else 1
+    for at in (0, 1):  # before the row's first point, and after it: the row is one too long
+        row = tokens[first_row]
+        tokens_bad = tokens[:first_row] + [row[:at] + char + row[at:]] + tokens[first_row + 1:]
+        text = " ".join(tokens_bad)
+        for parse in (game.parse, lambda t: games.identify(t)[1]):
+            with pytest.raises(UnknownCharacterError) as error:
+                parse(text)
+            assert str(error.value).startswith(f"unknown character '{shown}' in row 1: use ")
+
+
+def test_case_changes_only_ascii_letters():
+    from retro.errors import UnknownCharacterError
+
+    # 'ß'.upper() is 'SS': the row would grow a point and the error name an 'S'.
+    with pytest.raises(UnknownCharacterError, match="unknown character 'ß' in row 1"):
+        games.identify("m ..ß. .... .... ....")
+    with pytest.raises(MoveSyntaxError):
+        games.get().parse_move("ı1-b1")  # a dotless i: 'I' in upper case, never an 'i'
+
+
+@pytest.mark.parametrize("text, error", [
+    # More groups than any board: six men's morris by its hands and row lengths.
+    ("W 6 6 ... ... .... ... ... extra", "6 rows: the Six men's morris board has 5 (of 3, 3, 4, 3, 3 points)"),
+    ("W 3 3 ... ... ... extra", "4 rows: the Three men's morris board has 3 (of 3, 3, 3 points)"),
+    ("W 6 6 ... ... ... ... ...", "row 3 has 3 points: it has 4"),
+    ("W ² 6 ... ... .... ... ...", "White's pieces in hand must be a number from 0 to 6 in the digits 0-9, not '²'"),
+    ("X .. ... ...", "row 1 has 2 squares: a row has 3"),
+    ("M XXXXO XXXXX XXOXX XXXXX OXXXX x", "row 6 has 1 square but row 1 has 5"),
+    # The side letters: of the game the text resembles, of every game that fits as well.
+    ("Q XXXXO XXXXX XXOXX XXXXX OXXXX", "unknown side to move 'Q': expected M or E"),
+    ("Q 6 6 ... ... .... ... ...", "unknown side to move 'Q': expected W or B"),
+    ("Q 3 3 ... ... ...", "unknown side to move 'Q': expected W or B"),
+    # Three groups of three points: tic-tac-toe, Three Musketeers 3x3, morris without hands.
+    ("Q ... ... ...", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe), "
+                      "W or B (morris)"),
+    ("Q OOO ... ...", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe)"),
+    ("Q", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe), "
+          "W or B (morris)"),
+    ("hello world", "unknown side to move 'HELLO': expected M or E (Three Musketeers), X or O "
+                    "(tic-tac-toe), W or B (morris)"),
+    ("... ... ...", "missing side to move: start the position with M or E (Three Musketeers), X or O "
+                    "(tic-tac-toe), W or B (morris)"),
+    ("XXX ... ...", "missing side to move: start the position with M or E (Three Musketeers), X or O "
+                    "(tic-tac-toe)"),
+    ("XXXXO XXXXX XXOXX XXXXX OXXXX", "missing side to move: start the position with M or E"),
+    ("", "empty position: start with the side to move: M or E (Three Musketeers), X or O (tic-tac-toe), "
+         "W or B (morris)"),
+])
+def test_the_error_is_of_the_game_the_text_resembles_most(text, error):
+    from retro.errors import PositionError
+
+    with pytest.raises(PositionError) as raised:
+        games.identify(text)
+    assert str(raised.value) == error
+
+
+@pytest.mark.parametrize("game", games.every_game(), ids=lambda g: g.full_name)
+def test_an_unknown_side_letter_names_the_side_letters_of_the_game(game):
+    from retro.errors import SideError
+
+    text = "Q " + " ".join(str(game.start()).split()[1:])
+    first, second = SIDES[game.name]
+    with pytest.raises(SideError) as own:
+        game.parse(text)
+    assert str(own.value) == f"unknown side to move 'Q': expected {first} or {second}"
+    with pytest.raises(SideError) as found:
+        games.identify(text)
+    assert f"{first} or {second}" in str(found.value)
+    if game.name != "three-musketeers":  # never Three Musketeers' letters alone
+        assert not str(found.value).endswith("expected M or E")
+
+
+@pytest.mark.parametrize("name, variants", [
+    ("three-musketeers", "its variants are: 5x5, 4x4, 3x3"),
+    ("tic-tac-toe", "tic-tac-toe has no variants"),
+    ("three-mens-morris", "three-mens-morris has no variants"),
+    ("three-mens-morris-diagonal", "three-mens-morris-diagonal has no variants"),
+    ("six-mens-morris", "six-mens-morris has no variants"),
+])
+def test_an_unknown_variant_lists_the_variants(name, variants, capsys):
+    assert set(games.GAMES) == set(SIDES)  # a new game: add it here
+    with pytest.raises(games.UnknownGameError) as error:
+        games.get(name, "x")
+    assert variants in str(error.value) and "'x'" in str(error.value)
+    if "no variants" in variants:  # then where the variants are
+        assert "three-musketeers (5x5, 4x4, 3x3)" in str(error.value)
+        assert "three-mens-morris-diagonal" in str(error.value)
+    assert main(["build", "--game", name, "--variant", "x"]) == 2
+    assert capsys.readouterr().err == f"retro: error: {error.value}\n"

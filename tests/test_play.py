@@ -338,8 +338,13 @@ def test_a_draw_by_the_human_s_own_move_shows_its_board_and_the_score_numbers_wh
     # the third time ends the game on the human's move.
     start = "B 0 0 W.B B.W .WB"
     lines = shuffled_game(db_3mm, monkeypatch, start)
-    assert lines[-8:-2] == ["    a b c", " 1 [W .]B", " 2  B . W", " 3  . W B",
-                            "in hand: White 0, Black 0", f"position: {start}"]
+    assert lines[-10:-2] == ["    a   b   c",
+                             " 1 [W]-[.]--B",
+                             "    |   |   |",
+                             " 2  B---.---W",
+                             "    |   |   |",
+                             " 3  .---W---B",
+                             "in hand: White 0, Black 0", f"position: {start}"]
     assert lines[-2] == "A draw: the same position has stood 3 times."
     assert lines[-1] == "moves: 1. ... a2-a3 2. a1-b1 a3-a2 3. b1-a1 a2-a3 4. a1-b1 a3-a2 5. b1-a1"
 

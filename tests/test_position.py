@@ -199,3 +199,77 @@ def test_every_move_changes_the_side_and_keeps_three_musketeers(position):
         assert child.musketeers.bit_count() == 3
         captured = position.enemy_count - child.enemy_count
         assert captured == (1 if position.side is Side.MUSKETEERS else 0)
+
+
+# --- issue 23: the fields of a position, the words of its errors ---------------------
+
+
+def _every_game():
+    from retro import games
+
+    return games.every_game()
+
+
+@pytest.mark.parametrize("game", _every_game(), ids=lambda g: g.full_name)
+def test_every_position_constructor_takes_ints_only(game):
+    """A float or a bool where the rules want a whole number is a TypeError naming the
+    field (``6.0`` pieces in hand printed '6.0' and then broke the jitted rules); a
+    numpy integer, as arrays hand them out, becomes an int."""
+    import dataclasses
+
+    import numpy as np
+
+    start = game.start()
+    numbers = [f.name for f in dataclasses.fields(start) if type(getattr(start, f.name)) is int]
+    assert len(numbers) >= 2  # the bitboards at least
+    for name in numbers:
+        value = getattr(start, name)
+        for wrong in (float(value), str(value), bool(value), None):
+            with pytest.raises(TypeError, match=f"^the {name} of a position must be an int, not "
+                                                f"{type(wrong).__name__}$"):
+                dataclasses.replace(start, **{name: wrong})
+        same = dataclasses.replace(start, **{name: np.int64(value)})
+        assert same == start and type(getattr(same, name)) is int and str(same) == str(start)
+        assert hash(same) == hash(start)
+
+
+def test_a_morris_position_of_six_point_zero_pieces_in_hand_is_refused():
+    from retro import games
+    from retro.games.morris import Position as MorrisPosition
+    from retro.games.morris import Side as MorrisSide
+
+    with pytest.raises(TypeError, match="white_hand"):
+        MorrisPosition("six-mens-morris", MorrisSide.WHITE, 0, 0, 6.0, 6)
+    with pytest.raises(PositionError, match="tic-tac-toe is not a morris game"):
+        MorrisPosition("tic-tac-toe", MorrisSide.WHITE, 0, 0, 6, 6)
+    with pytest.raises(PositionError, match="White has far too many pieces in hand"):
+        MorrisPosition("six-mens-morris", MorrisSide.WHITE, 0, 0, 10 ** 5000, 6)
+    with pytest.raises(PositionError, match="^White has 7 pieces in hand: Six men's morris has 6 each$"):
+        games.get("six-mens-morris").parse("W 7 6 ... ... .... ... ...")
+    with pytest.raises(PositionError, match="^White has 1 piece on the board and 1 in hand: Three men's "
+                                            "morris has 3 each, none captured$"):
+        games.get("three-mens-morris").parse("B 1 2 W.. B.. ...")
+    with pytest.raises(TypeError):
+        MorrisPosition(6, MorrisSide.WHITE, 0, 0, 6, 6)
+
+
+def test_a_tic_tac_toe_mark_off_the_board_is_named():
+    from retro.games.tictactoe import Position as TicTacToePosition
+    from retro.games.tictactoe import Side as TicTacToeSide
+
+    for x, o in ((1 << 9, 0), (0, 1 << 70), (-1, 0)):
+        with pytest.raises(PositionError, match="^a mark lies off the 3x3 board$"):
+            TicTacToePosition(TicTacToeSide.X, x, o)
+    with pytest.raises(SideError):
+        TicTacToePosition("X", 0, 0)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("E ..O ... ...", "the position has 1 musketeer, it needs exactly 3"),
+    ("E ... ... ...", "the position has 0 musketeers, it needs exactly 3"),
+    ("M XXXXO XXXXX XXOXX XXXXX OXXXX X", "row 6 has 1 square but row 1 has 5"),
+])
+def test_counts_take_the_right_number(text, words):
+    with pytest.raises(PositionError) as error:
+        Position.parse(text)
+    assert str(error.value) == words

@@ -596,3 +596,60 @@ def test_database_pool_uses_one_file_when_given(db4):
         answers = list(probe_lines(["M XXO XOX OXX", "M XXXO XXXX XXOX OXXX"], pool))
     assert [a.ok for a in answers] == [False, True]
     assert "3x3" in answers[0].text
+
+
+def test_a_batch_never_stops_on_bad_input_and_echoes_at_most_40_characters(db_ttt, db_3mm, db_6mm,
+                                                                             db_dir, monkeypatch):
+    """Issue 23: hands in other digits, thousands of digits, invisible characters, a 5 MB
+    line, a game without a database: one error line each, and the batch goes on."""
+    monkeypatch.setenv("RETRO_DB_DIR", str(db_dir))  # the session's files have default names
+    huge = "x" * 5_000_000
+    lines = ["X ... ... ...", "W ² 6 ... ... .... ... ...", "W ٣ 3 ... ... ...", "W 6.0 6 ... ... .... ... ...",
+             "W " + "9" * 5000 + " 6 ... ... .... ... ...", "W 3 3 .\x00. ... ...", "X .\u200b. ... ...",
+             "Q", "W 6 6 ... ... .... ... ... extra", huge, "M XXO XOX OXX", "W 6 6 ... ... .... ... ...",
+             "W 3 3 ... ... ...", ""]
+    with DatabasePool() as pool:
+        answers = list(probe_lines(lines, pool))
+    with DatabasePool() as pool:
+        records = [json.loads(a.text) for a in probe_lines(lines, pool, as_json=True)]
+    good = {0, 11, 12}
+    assert len(answers) == len(records) == len(lines) - 1  # the blank line is skipped
+    assert [a.ok for a in answers] == [i in good for i in range(len(lines) - 1)]
+    assert answers[0].text.startswith("X ... ... ...: a draw; D -> [")
+    assert answers[11].text.startswith("W 6 6 ... ... .... ... ...: ")
+    assert answers[12].text.startswith("W 3 3 ... ... ...: a draw; ")
+    errors = {i: a.text for i, a in enumerate(answers) if i not in good}
+    assert errors[1] == ("W ² 6 ... ... .... ... ...: error: White's pieces in hand must be a number "
+                         "from 0 to 6 in the digits 0-9, not '²'")
+    assert "not '٣'" in errors[2] and "not '6.0'" in errors[3]
+    assert errors[4] == ("W " + "9" * 38 + "...: error: White has a 5,000-digit number of pieces in hand: "
+                         "Six men's morris has 6 each")
+    assert errors[5] == ("W 3 3 .\\u0000. ... ...: error: unknown character '\\u0000' in row 1: use W "
+                         "(white), B (black) or . (empty)")
+    assert errors[6].startswith("X .\\u200b. ... ...: error: unknown character '\\u200b' in row 1")
+    assert errors[8].endswith("error: 6 rows: the Six men's morris board has 5 (of 3, 3, 4, 3, 3 points)")
+    assert errors[9] == ("x" * 40 + "...: error: missing side to move: start the position with M or E "
+                         "(Three Musketeers), X or O (tic-tac-toe)")  # a row of X's, but how long
+    assert "no three-musketeers 3x3 database found" in errors[10]
+    assert all(len(text) < 400 and "\n" not in text for text in errors.values())
+    # JSON: the line cut as the text cuts it, the characters as they are (JSON escapes them).
+    assert records[9] == {"position": "x" * 40 + "...", "error": errors[9].split(": error: ", 1)[1]}
+    assert records[5]["position"] == "W 3 3 .\x00. ... ..."
+    assert records[4]["position"] == "W " + "9" * 38 + "..."
+    assert all("error" in records[i] for i in errors) and not any("error" in records[i] for i in good)
+
+
+def test_the_cli_answers_every_line_after_bad_digits(db_3mm, capsys, monkeypatch):
+    import io
+    import sys
+
+    from retro.cli import main
+
+    lines = "W ² 3 ... ... ...\nW ٣ 3 ... ... ...\nW 3 3 ... ... ...\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    assert main(["probe", "--db", str(db_3mm)]) == 1  # answered, with errors
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 1)[1][:6] for line in out] == ["error:", "error:", "a draw"]
+    assert main(["probe", "--db", str(db_3mm), "W ² 3 ... ... ..."]) == 2
+    assert capsys.readouterr().err == ("retro: error: White's pieces in hand must be a number from 0 "
+                                       "to 3 in the digits 0-9, not '²'\n")

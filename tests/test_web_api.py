@@ -199,7 +199,9 @@ def test_batch_matches_the_database_and_keeps_going(web_client, dbs):
     assert errors["E .O. XOX ..."] == "the position has 2 musketeers, it needs exactly 3"
     assert errors["17"] == "a position must be text, not a number"
     assert "22 enemy men" in errors[START5] and "0..4" in errors[START5]
-    assert errors["Q OOO ... ..."] == "unknown side to move 'Q': expected M or E"
+    # Rows of 3 of O and .: Three Musketeers' 3x3 board and tic-tac-toe alike.
+    assert errors["Q OOO ... ..."] == ("unknown side to move 'Q': expected M or E (Three Musketeers), "
+                                       "X or O (tic-tac-toe)")
 
 
 def test_batch_canonical_parser_agrees_with_position_parse(dbs):
@@ -623,3 +625,15 @@ def test_a_line_marks_the_finishing_line_of_its_steps(web_client):
     answer = web_client.get("/api/v1/line", params={"position": "M .O. XOX .O."}).json()
     assert all(("lines" in step) == (step is answer["line"][-1] and step["winner"] == "enemy"
                                      and step["plies"] == 0) for step in answer["line"])
+
+
+def test_bad_digits_in_the_hands_are_a_400_and_one_error_in_a_batch(web_client):
+    message = "White's pieces in hand must be a number from 0 to 6 in the digits 0-9, not '²'"
+    answer = web_client.get("/api/v1/probe", params={"position": "W ² 6 ... ... .... ... ..."})
+    assert answer.status_code == 400 and answer.json() == {"error": message}
+    batch = web_client.post("/api/v1/probe", json={"positions": [
+        "W ² 6 ... ... .... ... ...", "W ٣ 3 ... ... ...", "W 6 6 ... ... .... ... ..."]})
+    assert batch.status_code == 200
+    results = batch.json()["results"]
+    assert results[0] == {"position": "W ² 6 ... ... .... ... ...", "error": message}
+    assert "not '٣'" in results[1]["error"] and "winner" in results[2]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..errors import NotationError, PositionError, quoted
+from ..errors import NotationError, PositionError, SideError, quoted
 from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
 from .musketeers import ThreeMusketeers
+from .notation import position_tokens
 from .protocol import Game, Side
 from .tictactoe import TicTacToe
 
@@ -35,15 +36,31 @@ class UnknownGameError(ValueError):
 def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
     """The game ``name`` in ``variant`` (its first variant by default); one object each,
     however it is asked for (so games compare by identity)."""
-    cls = GAMES.get(name)
+    cls = GAMES.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise UnknownGameError(f"unknown game {quoted(name)}; the games are: {', '.join(GAMES)}")
+        raise UnknownGameError(f"unknown game {quoted(str(name))}; the games are: {', '.join(GAMES)}")
     if variant is None:
         variant = cls.variants[0]
     if variant not in cls.variants:
-        raise UnknownGameError(f"{name} has no variant {quoted(variant)}; its variants are: "
-                               f"{', '.join(cls.variants)}")
+        if cls.variants == ("",):
+            raise UnknownGameError(f"{name} has no variants, so no variant {quoted(str(variant))} "
+                                   f"(the games and their variants: {games_text()})")
+        raise UnknownGameError(f"{name} has no variant {quoted(str(variant))}; its variants are: "
+                               f"{variants_text(name)}")
     return _instance(cls, variant)
+
+
+def variants_text(name: str) -> str:
+    """A game's variants as messages list them (``5x5, 4x4, 3x3``), or ``none``."""
+    variants = GAMES[name].variants
+    return "none" if variants == ("",) else ", ".join(variants)
+
+
+def games_text() -> str:
+    """Every game, with its variants where it has some: ``three-musketeers (5x5, 4x4,
+    3x3), tic-tac-toe, ...``."""
+    return ", ".join(name if cls.variants == ("",) else f"{name} ({variants_text(name)})"
+                     for name, cls in GAMES.items())
 
 
 @lru_cache(maxsize=None)
@@ -65,18 +82,33 @@ def identify(text: str) -> tuple[Game, object]:
     """The game whose notation reads ``text``, and the position: ``(game, position)``.
 
     Games are tried in registry order; the error is the one of the game whose
-    notation the text resembles most (the default game's when none does).
+    notation the text resembles most (the first of them in registry order). When the
+    side to move is no game's and games of several notations resemble the text as
+    much, the error names the side letters of each of them (of every game when the
+    text resembles none).
     """
     errors: list = []
     for game in _parsers():
         try:
             position = game.parse(text)
         except PositionError as error:
-            errors.append((game.resemblance(text), error))
+            errors.append((game, error))
             continue
         return game.for_position(position), position
-    best = max(errors, key=lambda pair: pair[0])
-    raise best[1]
+    scores = [game.resemblance(text) for game, _ in errors]
+    closest = [pair for pair, score in zip(errors, scores) if score == max(scores)]
+    tokens = position_tokens(text) if isinstance(text, str) else None
+    letters = {side.letter for game in _parsers() for side in game.sides}
+    families = {game.family: game for game, _ in closest}
+    if tokens is not None and len(families) > 1 and (not tokens or tokens[0] not in letters):
+        sides = ", ".join(f"{game.side_letters} ({family})" for family, game in families.items())
+        if not tokens:
+            raise SideError(f"empty position: start with the side to move: {sides}")
+        cells = {char for game in families.values() for char in game.cell_characters}
+        if set(tokens[0]) <= cells:
+            raise SideError(f"missing side to move: start the position with {sides}")
+        raise SideError(f"unknown side to move {quoted(tokens[0])}: expected {sides}")
+    raise closest[0][1]
 
 
 @lru_cache(maxsize=None)
@@ -85,4 +117,4 @@ def _parsers() -> tuple[Game, ...]:
 
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "NotationError", "Side", "UnknownGameError",
-           "every_game", "get", "identify", "musketeers_board"]
+           "every_game", "games_text", "get", "identify", "musketeers_board", "variants_text"]

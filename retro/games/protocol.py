@@ -16,7 +16,12 @@ Positions, sides, moves and their notation
   :class:`~retro.errors.PositionError` subclass naming the problem;
   ``str(position)`` writes it back (the two round-trip); ``parse_move(text)`` reads a
   move; ``start()`` is the start of the game; ``notation`` explains the notation in
-  a sentence.
+  a sentence. ``cell_characters``, ``hand_counts`` and ``row_layouts()`` say what
+  the notation writes, so that :meth:`Game.resemblance` can tell which game a text
+  no game reads looks like (whose error to show); ``family`` names the games that
+  share side letters in such an error (``morris``).
+* A position's fields are ints (:func:`whole_numbers`): a bool or a float is a
+  TypeError naming the field.
 * A position object has ``side`` (whose turn), ``legal_moves()`` (none when the game
   is over), ``play(move)`` (a new position; an illegal move raises
   :class:`~retro.errors.IllegalMoveError`), ``is_over()`` and ``winner()`` (the side
@@ -83,6 +88,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Collection, Hashable, Sequence
 
 import numpy as np
+
+from .notation import resemblance
 
 Tier = Hashable
 
@@ -157,6 +164,20 @@ class Expansion:
 OPEN = -1  # Expansion.finished: the game goes on
 
 
+def whole_numbers(position: Any, *fields: str) -> None:
+    """Check that the named fields of a (frozen dataclass) position are ints: numpy
+    integers become ints (arrays and kernels hand them out); a bool, a float (``6.0``
+    would print as ``6.0`` and break the jitted rules) or anything else is a TypeError
+    naming the field."""
+    for field in fields:
+        value = getattr(position, field)
+        if type(value) is int:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"the {field} of a position must be an int, not {type(value).__name__}")
+        object.__setattr__(position, field, int(value))
+
+
 def slots(cells: Sequence[str], marked: Sequence[bool]) -> str:
     """Cells in two-character slots (`` X``), marked ones in brackets (``[X]``, ``[X .]``
     for neighbours: a closing bracket takes the next cell's leading space)."""
@@ -188,6 +209,9 @@ class Game:
 
     name: ClassVar[str]  # the registry's name: "tic-tac-toe"
     title: ClassVar[str]  # "Tic-tac-toe"
+    family: ClassVar[str]  # how a message names the games sharing this notation: "morris"
+    cell_characters: ClassVar[str]  # what the notation writes on a point: "OX." (empty last)
+    hand_counts: ClassVar[int] = 0  # numbers written after the side to move (morris: 2)
     description: ClassVar[str]  # one line for `retro games`
     rules: ClassVar[str]  # the rules in one paragraph, written into every file's header
     notation: ClassVar[str]  # the notation in a sentence or two
@@ -217,6 +241,11 @@ class Game:
         """How messages name this variant briefly (Three Musketeers: its board, ``5x5``)."""
         return self.full_name
 
+    @property
+    def side_letters(self) -> str:
+        """The letters of the sides as a message lists them: ``M or E``."""
+        return " or ".join(side.letter for side in self.sides)
+
     def tier_words(self, tier: Tier) -> str:
         """How messages name a tier (``tier marks_5``; Three Musketeers: ``layer 5``)."""
         return f"tier {self.tier_name(tier)}"
@@ -232,10 +261,15 @@ class Game:
     def start(self):
         raise NotImplementedError
 
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        """The points of each row group, for every board the game's ``parse`` reads."""
+        raise NotImplementedError
+
     def resemblance(self, text: str) -> int:
         """How much ``text`` looks like this game's notation (0: not at all), to choose
-        whose error to show when no game reads a text."""
-        return 0
+        whose error to show when no game reads a text (see :func:`.notation.resemblance`)."""
+        return resemblance(text, [side.letter for side in self.sides], self.cell_characters,
+                           self.row_layouts(), self.hand_counts)
 
     def for_position(self, position) -> Game:
         """The variant of this game that ``position`` belongs to (this one by default)."""
@@ -372,6 +406,13 @@ class GridGame(Game):
             "pieces": {char: dict(kind) for char, kind in self.piece_kinds.items()},
             "hands": False,
         }
+
+    @property
+    def cell_characters(self) -> str:  # type: ignore[override]
+        return "".join(self.piece_kinds) + "."
+
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        return [(self.grid_size,) * self.grid_size]
 
     def cells(self, position) -> str:
         return "".join(str(position).split()[1:])

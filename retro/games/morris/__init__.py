@@ -53,11 +53,11 @@ from ...errors import (
     quoted,
 )
 from ...values import not_a_position
-from ..notation import position_tokens, tidy_move
-from ..protocol import OPEN, Expansion, Game, slots
+from ..notation import invisible_character, position_tokens, tidy_move
+from ..protocol import OPEN, Expansion, Game, whole_numbers
 from ..protocol import Side as SideBase
 from . import rules
-from .boards import SIX, THREE, THREE_DIAGONAL, BoardSpec, board
+from .boards import FILES, SIX, THREE, THREE_DIAGONAL, BoardSpec, board
 from .index import Index, index, sides_to_move, tiers
 
 
@@ -120,6 +120,9 @@ class Position:
     black_hand: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.game, str):
+            raise TypeError(f"the game of a position must be a game's name, not {type(self.game).__name__}")
+        whole_numbers(self, "white", "black", "white_hand", "black_hand")
         rules_of(self.game).check(self)
 
     @property
@@ -206,9 +209,10 @@ class Position:
         hand = self.white_hand if self.side is Side.WHITE else self.black_hand
         who = self.side.title
         if hand > 0 and move.source is not None:
-            return f"illegal move {move}: {who} has pieces in hand and must place one (write the point, like {move.target})"
+            return (f"illegal move {move}: {who} has pieces in hand and must place one (write the point, "
+                    f"like {self._legal_like(move)})")
         if hand == 0 and move.source is None:
-            return f"illegal move {move}: {who} has no piece in hand; slide a piece, like b2-c2"
+            return f"illegal move {move}: {who} has no piece in hand; slide a piece, like {self._legal_like(move)}"
         if move.source is not None and not (mine >> number[move.source]) & 1:
             return f"illegal move {move}: {move.source} does not hold a piece of {who}"
         if (self.white | self.black) >> number[move.target] & 1:
@@ -227,6 +231,13 @@ class Position:
         if move.remove is not None:
             return f"illegal move {move}: {move.remove} stands in a mill, and other pieces do not"
         return f"illegal move {move}"
+
+    def _legal_like(self, move: Move) -> Move:
+        """A legal move to show as an example: one to the point ``move`` aimed at if
+        there is one (then one removing the same piece), else the first legal move."""
+        legal = self.legal_moves()
+        same = [m for m in legal if m.target == move.target]
+        return next((m for m in same if m.remove == move.remove), same[0] if same else legal[0])
 
     def symmetric_images(self) -> list[Position]:
         """The position under each of the board's symmetries (itself first)."""
@@ -263,6 +274,9 @@ def rules_of(name: str) -> Morris:
         from .. import get
 
         game = get(name)
+        if not isinstance(game, Morris):
+            raise PositionError(f"{name} is not a morris game: the morris games are "
+                                f"{', '.join(g.name for g in (ThreeMensMorris, ThreeMensMorrisDiagonal, SixMensMorris))}")
     return game
 
 
@@ -273,6 +287,9 @@ class Morris(Game):
     pieces: int
     lines_win: bool  # three men's morris; six men's morris removes a piece instead
     sides = Side
+    family = "morris"
+    cell_characters = "WB."
+    hand_counts = 2  # White's and Black's pieces in hand
     value_dtype = np.uint8
     gzip_level = 6  # six men's morris: 2.04 MB at level 3, 1.89 MB at 6 (9: 1.88 MB, 4x the time)
     notation_example: str
@@ -308,12 +325,14 @@ class Morris(Game):
         for name, hand, on in (("White", position.white_hand, position.white.bit_count()),
                                ("Black", position.black_hand, position.black.bit_count())):
             if not 0 <= hand <= self.pieces:
-                raise PositionError(f"{name} has {hand} pieces in hand: {self.title} has {self.pieces} each")
+                # A count of thousands of digits cannot even be printed (Python's limit).
+                shown = counted(hand, "piece") if abs(hand) < 10 ** 9 else "far too many pieces"
+                raise PositionError(f"{name} has {shown} in hand: {self.title} has {self.pieces} each")
             if self.lines_win and hand + on != self.pieces:
-                raise PositionError(f"{name} has {on} pieces on the board and {hand} in hand: "
+                raise PositionError(f"{name} has {counted(on, 'piece')} on the board and {hand} in hand: "
                                     f"{self.title} has {self.pieces} each, none captured")
             if hand + on > self.pieces:
-                raise PositionError(f"{name} has {on} pieces on the board and {hand} in hand: "
+                raise PositionError(f"{name} has {counted(on, 'piece')} on the board and {hand} in hand: "
                                     f"more than the {self.pieces} each player has")
         sides = sides_to_move(position.white_hand, position.black_hand)
         if position.side.code not in sides:
@@ -328,7 +347,7 @@ class Morris(Game):
                       position.black.bit_count() + position.black_hand)
             other = 1 - position.side.code
             if totals[other] < 3 or totals[position.side.code] < 2:
-                raise PositionError(f"{Side.from_code(other).title} has {totals[other]} pieces and "
+                raise PositionError(f"{Side.from_code(other).title} has {counted(totals[other], 'piece')} and "
                                     f"{position.side.title} {totals[position.side.code]}: the game "
                                     "ends as soon as a player is left with 2")
         elif rules.has_line(position.white, self.board.lines) and rules.has_line(position.black, self.board.lines):
@@ -343,26 +362,45 @@ class Morris(Game):
             raise SideError("empty position: expected W or B, the pieces in hand, then the rows")
         if tokens[0] not in ("W", "B"):
             raise SideError(f"unknown side to move {quoted(tokens[0])}: expected W or B")
-        if len(tokens) < 3 or not (tokens[1].isdigit() and tokens[2].isdigit()):
+        hands = [self._hand(who, token) for who, token in zip(("White", "Black"), tokens[1:3])
+                 if not set(token) <= set(self.cell_characters)]
+        if len(hands) < 2:
             raise NotationError(f"after the side to move, write White's and Black's pieces in hand, "
                                 f"like '{self.notation_example}'")
         groups = tokens[3:]
+        invisible = invisible_character(groups)
+        if invisible is not None:
+            raise UnknownCharacterError(self._unknown_character(*invisible))
         if len(groups) != len(rows):
             raise RowCountError(f"{counted(len(groups), 'row')}: the {self.title} board has {len(rows)} "
                                 f"(of {', '.join(map(str, rows))} points)")
         cells = []
         for number, (group, length) in enumerate(zip(groups, rows), start=1):
             if len(group) != length:
-                raise RowLengthError(f"row {number} has {len(group)} points: it has {length}")
+                raise RowLengthError(f"row {number} has {counted(len(group), 'point')}: it has {length}")
             for char in group:
                 if char not in "WB.":
-                    raise UnknownCharacterError(f"unknown character {quoted(char)} in row {number}: use W "
-                                                "(white), B (black) or . (empty)")
+                    raise UnknownCharacterError(self._unknown_character(number, char))
             cells.extend(group)
         white = sum(1 << p for p, c in enumerate(cells) if c == "W")
         black = sum(1 << p for p, c in enumerate(cells) if c == "B")
-        return Position(self.name, Side.WHITE if tokens[0] == "W" else Side.BLACK, white, black,
-                        int(tokens[1]), int(tokens[2]))
+        return Position(self.name, Side.WHITE if tokens[0] == "W" else Side.BLACK, white, black, *hands)
+
+    def _hand(self, who: str, token: str) -> int:
+        """A count of pieces in hand as the notation writes it: ASCII digits only, and
+        never thousands of them converted (Python refuses past 4,300)."""
+        if not (token.isascii() and token.isdigit()):
+            raise NotationError(f"{who}'s pieces in hand must be a number from 0 to {self.pieces} in "
+                                f"the digits 0-9, not {quoted(token)}")
+        digits = token.lstrip("0") or "0"
+        if len(digits) > 9:
+            raise PositionError(f"{who} has a {len(digits):,}-digit number of pieces in hand: "
+                                f"{self.title} has {self.pieces} each")
+        return int(digits)
+
+    @staticmethod
+    def _unknown_character(number: int, char: str) -> str:
+        return f"unknown character {quoted(char)} in row {number}: use W (white), B (black) or . (empty)"
 
     def parse_move(self, text: str) -> Move:
         return Move.parse(text)
@@ -374,12 +412,8 @@ class Morris(Game):
     def start(self) -> Position:
         return Position(self.name, Side.WHITE, 0, 0, self.pieces, self.pieces)
 
-    def resemblance(self, text: str) -> int:
-        tokens = position_tokens(text) if isinstance(text, str) else []
-        score = 2 if tokens and tokens[0] in ("W", "B") else 0
-        if len(tokens) == 3 + len(self.board.spec.rows):
-            score += 1 + all(len(g) == n for g, n in zip(tokens[3:], self.board.spec.rows))
-        return score
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        return [self.board.spec.rows]
 
     def finished_value(self, position: Position) -> int:
         value = position._finished()
@@ -571,17 +605,42 @@ class Morris(Game):
         return "".join(str(position).split()[3:])
 
     def board_text(self, position: Position, marked: Collection[str] = ()) -> str:
-        """The points on their grid with coordinates, and the pieces in hand."""
+        """The board with its lines (``-``, ``|``, ``\\``, ``/`` between adjacent points,
+        as the page draws them), coordinates, the points in ``marked`` in brackets, and
+        the pieces in hand::
+
+                a   b   c
+             1  W---.---B
+                |   |   |
+             2  .--[W]--.
+                |   |   |
+             3  .---.---B
+            in hand: White 1, Black 1
+        """
         b = self.board
         span = max(max(x for x, _ in b.coordinates), max(y for _, y in b.coordinates)) + 1
-        grid = [[" "] * span for _ in range(span)]
-        marks = [[False] * span for _ in range(span)]
-        for p, (x, y) in enumerate(b.coordinates):
-            grid[y][x] = "W" if position.white >> p & 1 else "B" if position.black >> p & 1 else "."
-            marks[y][x] = b.names[p] in marked
-        lines = ["   " + "".join(f" {c}" for c in "abcde"[:span])]
-        for y in range(span):
-            lines.append(f"{y + 1:>2} " + slots(grid[y], marks[y]))
+        # A point every 4 characters and every other line, one free column on each side
+        # for the brackets.
+        canvas = [[" "] * (4 * span - 1) for _ in range(2 * span - 1)]
+        at = {name: (2 * y, 4 * x + 1) for name, (x, y) in zip(b.names, b.coordinates)}
+        for one, other in b.spec.edges:
+            (row, col), (row2, col2) = sorted((at[one], at[other]))
+            if row == row2:
+                canvas[row][col + 1:col2] = "-" * (col2 - col - 1)
+            elif col == col2:
+                for r in range(row + 1, row2):
+                    canvas[r][col] = "|"
+            else:  # a diagonal between neighbouring points of the grid
+                canvas[row + 1][(col + col2) // 2] = "\\" if col2 > col else "/"
+        for p, name in enumerate(b.names):
+            row, col = at[name]
+            canvas[row][col] = "W" if position.white >> p & 1 else "B" if position.black >> p & 1 else "."
+            if name in marked:
+                canvas[row][col - 1], canvas[row][col + 1] = "[", "]"
+        lines = ["    " + "   ".join(FILES[:span])]
+        for row, cells in enumerate(canvas):
+            label = f"{row // 2 + 1:>2} " if row % 2 == 0 else "   "
+            lines.append((label + "".join(cells)).rstrip())
         lines.append(f"in hand: White {position.white_hand}, Black {position.black_hand}")
         return "\n".join(lines)
 

@@ -18,7 +18,6 @@ from math import comb
 
 import numpy as np
 
-from ..notation import position_tokens
 from ..protocol import GridGame
 from . import layout, rules
 from .index import encode, indexer, layer_masks, mask_rank, position_at
@@ -38,6 +37,7 @@ class ThreeMusketeers(GridGame):
 
     name = "three-musketeers"
     title = "Three Musketeers"
+    family = "Three Musketeers"
     description = ("three musketeers capture enemy men, who win by lining the musketeers up "
                    "(5x5; 3x3 and 4x4 too)")
     rules = layout.RULES_TEXT
@@ -169,10 +169,8 @@ class ThreeMusketeers(GridGame):
             game = _BY_SIZE[position.size] = get(self.name, self.variant_of(position.size))
         return game
 
-    def resemblance(self, text: str) -> int:
-        tokens = position_tokens(text) if isinstance(text, str) else []
-        return (2 if tokens and tokens[0] in ("M", "E") else 0) + (
-            bool(tokens) and set("".join(tokens[1:])) <= set("OX."))
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        return [(n,) * n for n in rules.SIZES]  # parse reads every board size
 
     def header(self, tiers) -> tuple[dict, dict]:
         ix = indexer(self.size)

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import rules
 from ..protocol import Side as SideBase
-from ..notation import position_tokens, tidy_move
+from ..protocol import whole_numbers
+from ..notation import invisible_character, position_tokens, tidy_move
 from ...errors import (  # re-exported: their historic home
     BoardSizeError,
     IllegalMoveError,
@@ -143,8 +144,7 @@ class Position:
 
     def __post_init__(self) -> None:
         # Accept numpy integers, but keep plain ints so positions hash and compare simply.
-        object.__setattr__(self, "musketeers", int(self.musketeers))
-        object.__setattr__(self, "enemies", int(self.enemies))
+        whole_numbers(self, "musketeers", "enemies", "size")
         if self.size not in rules.SIZES:
             raise BoardSizeError(f"board size {self.size} is not supported: use 3, 4 or 5")
         if not isinstance(self.side, Side):
@@ -156,7 +156,7 @@ class Position:
             raise OverlapError("a square holds both a musketeer and an enemy man")
         count = self.musketeers.bit_count()
         if count != rules.MUSKETEER_COUNT:
-            raise MusketeerCountError(f"the position has {count} musketeers, it needs exactly 3")
+            raise MusketeerCountError(f"the position has {counted(count, 'musketeer')}, it needs exactly 3")
 
     # --- notation -------------------------------------------------------------
 
@@ -207,19 +207,19 @@ class Position:
             raise SideError(f"unknown side to move {quoted(side_token)}: expected M or E")
         if not rows:
             raise RowCountError("no rows after the side to move")
+        invisible = invisible_character(rows)
+        if invisible is not None:
+            raise UnknownCharacterError(_unknown_character(*invisible))
         size = len(rows[0])
         for number, row in enumerate(rows, start=1):
             if len(row) != size:
                 raise RowLengthError(
-                    f"row {number} has {len(row)} squares but row 1 has {size}"
+                    f"row {number} has {counted(len(row), 'square')} but row 1 has {size}"
                 )
         for number, row in enumerate(rows, start=1):
             for char in row:
                 if char not in "OX.":
-                    raise UnknownCharacterError(
-                        f"unknown character {quoted(char)} in row {number}: "
-                        "use O (musketeer), X (enemy man) or . (empty)"
-                    )
+                    raise UnknownCharacterError(_unknown_character(number, char))
         if size not in rules.SIZES:
             raise BoardSizeError(f"rows of {size} squares: boards are 3x3, 4x4 or 5x5")
         if len(rows) != size:
@@ -420,6 +420,10 @@ def as_position(position: Position | str) -> Position:
     if not isinstance(position, Position):
         raise TypeError(f"expected a Position or position text, got {type(position).__name__}")
     return position
+
+
+def _unknown_character(number: int, char: str) -> str:
+    return f"unknown character {quoted(char)} in row {number}: use O (musketeer), X (enemy man) or . (empty)"
 
 
 def _squares(bb: int) -> list[int]:

@@ -31,8 +31,8 @@ from ...errors import (
     quoted,
 )
 from ...values import draw_value, not_a_position
-from ..notation import position_tokens, tidy_move
-from ..protocol import OPEN, Expansion, GridGame
+from ..notation import invisible_character, position_tokens, tidy_move
+from ..protocol import OPEN, Expansion, GridGame, whole_numbers
 from ..protocol import Side as SideBase
 from . import rules
 
@@ -87,11 +87,16 @@ class Position:
     o: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.side, Side):
+            raise SideError(f"side to move must be a tic-tac-toe Side, not {self.side!r}")
+        whole_numbers(self, "x", "o")
+        if self.x < 0 or self.o < 0 or (self.x | self.o) >> rules.SQUARES:
+            raise NotationError("a mark lies off the 3x3 board")
         if not rules.legal(self.x, self.o, rules.LINES):
             raise NotationError(_why_not_a_position(self.x, self.o))
         expected = Side.from_code(rules.side_to_move(self.x, self.o))
         if self.side is not expected:
-            raise SideError(f"{self.side.value} is not to move: X has {self.x.bit_count()} marks "
+            raise SideError(f"{self.side.value} is not to move: X has {counted(self.x.bit_count(), 'mark')} "
                             f"and O {self.o.bit_count()}, so {expected.value} is")
 
     @classmethod
@@ -104,15 +109,16 @@ class Position:
         if tokens[0] not in ("X", "O"):
             raise SideError(f"unknown side to move {quoted(tokens[0])}: expected X or O")
         rows = tokens[1:]
+        invisible = invisible_character(rows)
+        if invisible is not None:
+            raise UnknownCharacterError(_unknown_character(*invisible))
         if len(rows) != 3:
             raise RowCountError(f"{counted(len(rows), 'row')}: a tic-tac-toe board has 3 rows of 3 squares")
         for number, row in enumerate(rows, start=1):
             if len(row) != 3:
-                raise RowLengthError(f"row {number} has {len(row)} squares: a row has 3")
+                raise RowLengthError(f"row {number} has {counted(len(row), 'square')}: a row has 3")
             if not _GROUP.fullmatch(row):
-                bad = next(c for c in row if c not in "XO.")
-                raise UnknownCharacterError(f"unknown character {quoted(bad)} in row {number}: use X, O "
-                                            "or . (empty)")
+                raise UnknownCharacterError(_unknown_character(number, next(c for c in row if c not in "XO.")))
         cells = "".join(rows)
         x = sum(1 << s for s, c in enumerate(cells) if c == "X")
         o = sum(1 << s for s, c in enumerate(cells) if c == "O")
@@ -173,12 +179,16 @@ def _image(bb: int, g: int) -> int:
     return sum(1 << int(rules.SYMMETRY[g, s]) for s in range(rules.SQUARES) if bb >> s & 1)
 
 
+def _unknown_character(number: int, char: str) -> str:
+    return f"unknown character {quoted(char)} in row {number}: use X, O or . (empty)"
+
+
 def _why_not_a_position(x: int, o: int) -> str:
     if x & o:
         return "a square holds both an X and an O"
     xs, os = x.bit_count(), o.bit_count()
     if not 0 <= xs - os <= 1:
-        return (f"X has {xs} marks and O {os}: X moves first, so X has as many marks as O "
+        return (f"X has {counted(xs, 'mark')} and O {os}: X moves first, so X has as many marks as O "
                 "or one more")
     return "both players have a line: not a position"
 
@@ -188,6 +198,7 @@ class TicTacToe(GridGame):
 
     name = "tic-tac-toe"
     title = "Tic-tac-toe"
+    family = "tic-tac-toe"
     description = "X and O mark squares of a 3x3 board; three in a line wins"
     rules = ("X moves first; the players take turns marking an empty square of the 3x3 board. "
              "Three marks of a player in a row, a column or a diagonal win; a full board "
@@ -212,10 +223,6 @@ class TicTacToe(GridGame):
 
     def start(self) -> Position:
         return Position.start()
-
-    def resemblance(self, text: str) -> int:
-        tokens = position_tokens(text) if isinstance(text, str) else []
-        return (2 if tokens and tokens[0] in ("X", "O") else 0) + (len(tokens) == 4)
 
     def finished_value(self, position: Position) -> int:
         winner = position.winner()

@@ -293,8 +293,8 @@ def small_disk(tmp_path, megabytes: int, read_only: bool = False):
 
 
 def test_a_disk_too_small_is_refused_before_starting(tmp_path, capsys):
-    with small_disk(tmp_path, 2) as disk:
-        assert main(["build", "--board", "4", "--out", str(disk / "f.h5"), "--quiet"]) == 2
+    with small_disk(tmp_path, 2) as disk:  # 5x5 needs about 540 MB (4x4 fits: 0.4 MB)
+        assert main(["build", "--board", "5", "--out", str(disk / "f.h5"), "--quiet"]) == 2
         one_error_line(capsys.readouterr().err, "not enough space for")
         assert list(disk.iterdir()) == []
 

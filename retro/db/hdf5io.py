@@ -10,8 +10,10 @@ when opening a file into retro's own errors.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
+import math
 import os
 import stat
 from pathlib import Path
@@ -23,6 +25,7 @@ from numba import njit
 from ..errors import ChecksumError, DamagedDatabaseError, DatabaseAccessError, DatabaseNotFoundError, NotADatabaseError
 
 CHUNK_BYTES = 1 << 16
+CHECK_BLOCK_BYTES = 1 << 25  # values read at a time when checking a dataset's digest
 GZIP_LEVEL = 3
 
 
@@ -33,11 +36,43 @@ def chunk_shape(placements: int, length: int) -> tuple[int, int]:
     return min(placements, max(1, CHUNK_BYTES // length)), length
 
 
+def chunks_of(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """The chunk shape retro gives a dataset of ``shape``: :func:`chunk_shape` for a
+    table of rows, about CHUNK_BYTES of values for a flat one."""
+    if len(shape) == 2:
+        return chunk_shape(*shape)
+    return (max(1, min(shape[0], CHUNK_BYTES // itemsize)),)
+
+
+def chunk_count(shape: tuple[int, ...], itemsize: int) -> int:
+    """How many chunks a dataset of ``shape`` is stored in."""
+    return math.prod(-(-n // c) for n, c in zip(shape, chunks_of(shape, itemsize)))
+
+
 def digest(values: np.ndarray) -> str:
     """SHA-256 of a layer's raw bytes (storage order), kept beside each layer."""
     return hashlib.sha256(np.ascontiguousarray(values).data).hexdigest()
 
 
+def dataset_damage(dataset: h5py.Dataset) -> str | None:
+    """Why a dataset's values cannot be trusted, or None when they can: every chunk is
+    decoded (HDF5 checks its Fletcher32 on the way) and the values are compared with
+    the SHA-256 recorded beside them."""
+    recorded = get_text(dataset.attrs, "sha256")
+    sha256 = hashlib.sha256()  # over blocks of whole rows: digest() of the values, in less memory
+    rows = dataset.shape[0] if dataset.shape else 1
+    row_bytes = max(1, dataset.dtype.itemsize * math.prod(dataset.shape[1:]))
+    step = dataset.chunks[0] if dataset.chunks else rows
+    step = max(1, step * max(1, CHECK_BLOCK_BYTES // (row_bytes * step)))
+    try:
+        for start in range(0, rows, step):
+            block = dataset[start:start + step] if dataset.shape else dataset[()]
+            sha256.update(np.ascontiguousarray(block).data)
+    except HDF5_ERRORS:
+        return "a data chunk failed its Fletcher32 checksum"
+    if sha256.hexdigest() != recorded:
+        return "its values do not match their SHA-256"
+    return None
 
 
 def create_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
@@ -48,7 +83,7 @@ def create_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str
     dataset = group.create_dataset(
         name,
         data=values,
-        chunks=chunk_shape(*shape) if len(shape) == 2 else (max(1, min(shape[0], CHUNK_BYTES // values.itemsize)),),
+        chunks=chunks_of(shape, values.itemsize),
         compression="gzip",
         compression_opts=level,
         fletcher32=True,
@@ -159,11 +194,20 @@ def write_atomically(data, path: Path) -> None:
     Written under ``<path>.tmp``, flushed to the disk, renamed into place, and the
     rename made durable, so a crash or power loss can leave the old file or the
     new one, never a renamed but empty one. On any error the temporary file is
-    removed and the error raised.
+    removed and the error raised. A ``<path>.tmp`` that is not a regular file (a link,
+    a device, a named pipe) is neither followed nor replaced: an ``OSError`` says so.
     """
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as handle:
+        mode = os.lstat(tmp).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EEXIST, f"{file_kind(mode)} is in the way; move it away", str(tmp))
+    try:
+        # O_NOFOLLOW: a link planted after the check above fails here, never followed
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        with open(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -233,9 +277,7 @@ def check_readable(path: Path) -> None:
         raise NotADatabaseError(f"{path} is a directory, not a retro database file")
     mode = path.stat().st_mode
     if not stat.S_ISREG(mode):  # a named pipe would block the open below until written to
-        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or \
-            stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file"
-        raise NotADatabaseError(f"{path} is {kind}, not a retro database file")
+        raise NotADatabaseError(f"{path} is {file_kind(mode)}, not a retro database file")
     try:
         with open(path, "rb"):
             pass
@@ -243,6 +285,23 @@ def check_readable(path: Path) -> None:
         raise DatabaseAccessError(f"permission denied reading {path}") from error
     except OSError as error:
         raise NotADatabaseError(f"cannot read {path}: {error.strerror or error}") from error
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages: ``a named pipe``, ``a device``..."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
 
 
 def damaged(path: Path, what: str, rebuild: str) -> DamagedDatabaseError:

@@ -27,7 +27,12 @@ What protects a user's data:
 * files are built in memory and written by Python, so a full disk or a missing
   permission is one clean ``OSError`` (reported in one line, with the space to
   free) and never a half-written file; the space a build needs is estimated and
-  checked before it starts.
+  checked before it starts;
+* an output (or its ``.lock``, ``.tmp`` or ``.partial``) that is a link, a device,
+  a named pipe or a socket is refused, ``force`` or not: a build replaces its
+  output, which would replace the device or the link rather than write through it;
+* a complete database is kept only once every value has been read back against its
+  SHA-256: a damaged one is reported with the command that rebuilds it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import json
 import os
 import queue
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -59,6 +65,7 @@ from ..db.format import (
     DatabaseError,
     DatabaseFile,
     IncompleteDatabaseError,
+    build_command,
     build_path,
     dataset_path,
     manifest_path,
@@ -68,22 +75,32 @@ from ..db.format import (
 )
 from ..db.hdf5io import (
     HDF5_ERRORS,
+    chunk_count,
+    chunk_intact,
     chunk_shape,
     copy_dataset,
     create_dataset,
+    dataset_damage,
     digest,
+    file_kind,
     get_text,
     new_image,
     set_text,
     write_atomically,
 )
 from ..progress import progress_bar
+from ..text import size_text
 from . import solvers
 
-# Compressed bytes per stored byte, an upper bound over every tier of every game (the
-# 5x5 layers range from 0.12 to 0.23), for the disk-space estimate.
-BYTES_PER_VALUE = 0.25
-FILE_OVERHEAD = 1 << 18  # header, tables and chunk index of one file, generously
+# The disk-space estimate: beside its compressed values (Game.compressed_fraction) a
+# tier's dataset takes its header, attributes and chunk index (measured: 410-630 bytes
+# and about 17 bytes a chunk), each file its header (measured in memory) and whole
+# blocks of the file system.
+DATASET_OVERHEAD = 1024
+CHUNK_OVERHEAD = 32
+BLOCK_BYTES = 4096  # where the file system does not say
+# The warm-up: a compiling notice once it has taken this long (as ``retro solve``).
+COMPILING_NOTICE_AFTER = 1.5
 
 
 @dataclass(frozen=True)
@@ -155,11 +172,14 @@ def build(
     :func:`retro.db.locations.build_target` puts it). ``max_enemy_men`` limits a Three
     Musketeers build to layers 0..max_enemy_men (an endgame database); ``threads`` sets
     the number of numba threads;
-    ``force`` rebuilds even when a complete database is already at ``out``. Raises
+    ``force`` rebuilds even when a complete database is already at ``out`` (which is
+    otherwise kept only once its values match their SHA-256). Raises
     :class:`BuildError` (one line, saying what to do) for bad arguments, an unusable
-    output, another build of the same output (:class:`BuildLockedError`), or a disk
+    output (one that is not a regular file, ``force`` or not), a damaged database at
+    ``out``, another build of the same output (:class:`BuildLockedError`), or a disk
     that is full or refuses a write; the finished checkpoints are kept, so the same
-    call resumes once that is fixed.
+    call resumes once that is fixed. ``log`` receives the build's notes (resuming,
+    compiling, checkpoints removed); the seconds reported leave compiling out.
     """
     started = time.perf_counter()
     say = log or (lambda message: None)
@@ -168,10 +188,9 @@ def build(
     game = resolve_game(game, variant)
     tiers = _tiers(game, max_enemy_men)
     _set_threads(threads)
-    out = Path(out) if out is not None else build_path(game)
-    if out.is_dir():
-        raise BuildError(f"{out} is a directory; give a file name with --out")
+    out = Path(os.path.abspath(out if out is not None else build_path(game)))
     job = _Job(game, tiers, out, max_enemy_men)
+    _refuse_what_is_in_the_way(job)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -184,6 +203,47 @@ def build(
                 raise
             done = _Checkpoints.finished_on_disk(job)
             raise BuildError(job.write_failure(error, done)) from error
+
+
+def _refuse_what_is_in_the_way(job: _Job) -> None:
+    """Refuse an output that exists and is not a regular file, and a lock, temporary
+    file or checkpoint folder of it that is not what a build makes there.
+
+    Nothing is followed or replaced: a build replaces its output by a rename, which
+    would put a file where a device, a named pipe or a link was (the link's target
+    never written), so ``force`` does not override this.
+    """
+    out = job.out
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise BuildError(job.write_failure(error, 0, out)) from error
+    if mode is not None and stat.S_ISDIR(mode):
+        raise BuildError(f"{out} is a directory; give a file name with --out")
+    if mode is not None and stat.S_ISLNK(mode):
+        target = Path(os.path.realpath(out))
+        hint = f" (the file itself: --out {target})" if target.is_file() else ""
+        raise BuildError(f"{out} is a symbolic link: a build would replace the link, not write "
+                         f"the file it points to; choose another --out{hint}")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise BuildError(f"{out} is {file_kind(mode)}, which a build would replace; "
+                         "choose another --out")
+    for path, is_right in ((_BuildLock.path_of(out), stat.S_ISREG),
+                           (out.with_name(out.name + ".tmp"), stat.S_ISREG),
+                           (partial_path(out), stat.S_ISDIR)):
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue  # absent (or unreadable: the build's own write reports it)
+        if not is_right(mode):
+            raise _in_the_way(path, mode, out)
+
+
+def _in_the_way(path: Path, mode: int, out: Path) -> BuildError:
+    return BuildError(f"{path} is {file_kind(mode)}, in the way of the build of {out}; "
+                      "move it away or choose another --out")
 
 
 def _tiers(game: Game, max_enemy_men: int | None) -> tuple:
@@ -209,21 +269,43 @@ class _Job:
     def stored_bytes(self, tier) -> int:
         return int(np.prod(self.game.stored_shape(tier))) * np.dtype(self.game.value_dtype).itemsize
 
+    def dataset_bytes(self, tier) -> int:
+        """About the bytes a tier's dataset takes in a file, its values compressed."""
+        chunks = chunk_count(self.game.stored_shape(tier), np.dtype(self.game.value_dtype).itemsize)
+        return int(self.stored_bytes(tier) * self.game.compressed_fraction
+                   + DATASET_OVERHEAD + chunks * CHUNK_OVERHEAD)
+
     def space_needed(self, done: int) -> int:
-        """Bytes the build still needs on disk: checkpoints of tiers done.., then the
-        database of every tier beside them (the checkpoints go once it is written)."""
-        stored = [self.stored_bytes(t) for t in self.tiers]
-        checkpoints = sum(stored[done:]) * BYTES_PER_VALUE + (len(stored) - done) * FILE_OVERHEAD
-        return int(checkpoints + sum(stored) * BYTES_PER_VALUE + FILE_OVERHEAD)
+        """Bytes the build still needs on disk at its peak: the checkpoints of tiers
+        done.. and, beside every checkpoint, the database being written (the
+        checkpoints go once it is in place)."""
+        try:
+            block = os.statvfs(self.out.parent).f_frsize or BLOCK_BYTES
+        except OSError:
+            block = BLOCK_BYTES
+
+        def whole(n: int) -> int:  # files take whole blocks
+            return -(-n // block) * block
+
+        header = _header_bytes(self.game, self.tiers[-1:])
+        checkpoints = sum(whole(header + self.dataset_bytes(t)) for t in self.tiers[done:])
+        database = _header_bytes(self.game, self.tiers) + sum(self.dataset_bytes(t) for t in self.tiers)
+        return checkpoints + whole(database) + whole(len(json.dumps(self.manifest())) + 1)
+
+    def manifest(self) -> dict:
+        """What ``<out>.partial/build.json`` records: format, game and the build's options."""
+        options = {} if self.max_enemy_men is None else {"max_enemy_men": self.max_enemy_men}
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game.name,
+                "variant": self.game.variant, **options}
 
     def check_space(self, done: int) -> None:
         needed = self.space_needed(done)
         free = shutil.disk_usage(self.out.parent).free
         if free < needed:
             raise BuildError(
-                f"not enough space for {self.out}: the build needs about {_mb(needed)} MB and "
-                f"{_mb(free)} MB are free on that device; free about {_mb(needed - free)} MB "
-                "or choose another --out"
+                f"not enough space for {self.out}: the build needs about "
+                f"{size_text(needed, 'up')} and {size_text(free, 'down')} are free on that "
+                f"device; free about {size_text(needed - free, 'up')} or choose another --out"
             )
 
     def write_failure(self, error: OSError, done: int, where: Path | str | None = None) -> str:
@@ -235,8 +317,8 @@ class _Job:
             except OSError:
                 free = 0
             missing = max(self.space_needed(done) - free, 1)
-            return (f"no space left on device writing {where}: free about {_mb(missing)} MB "
-                    "and run the same command to resume")
+            return (f"no space left on device writing {where}: free about "
+                    f"{size_text(missing, 'up')} and run the same command to resume")
         if error.errno in (errno.EACCES, errno.EPERM):
             return f"permission denied writing {where}: choose another --out or fix its permissions"
         if error.errno == errno.EROFS:
@@ -244,20 +326,27 @@ class _Job:
         return f"cannot write {where}: {error.strerror or error}"
 
 
-def _mb(n: int) -> int:
-    return max(1, -(-int(n) // 1_000_000))
+def _header_bytes(game: Game, tiers) -> int:
+    """The bytes of a file's header (and the game's tables) holding ``tiers``, measured."""
+    buffer, f = new_image()
+    with f:
+        write_header(f, game, tiers)
+        set_text(f.attrs, "checkpoint_tier", game.tier_name(tiers[-1]))
+    return len(buffer.getbuffer())
 
 
 def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
                   say: Callable[[str], None], started: float) -> BuildSummary:
     game, tiers, out = job.game, job.tiers, job.out
-    existing = None if force else _existing_database(out, game)
+    existing = None if force else _existing_database(job, progress)
     if existing is not None and existing >= len(tiers):
         held = tuple(game.tiers())[:existing]
+        _remove_finished_checkpoints(job, held, say)
         return BuildSummary(out, game, held, game.positions(held), 0,
                             time.perf_counter() - started, out.stat().st_size, None,
                             already_built=True)
     job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
+    started += _warm_up(game, say)  # compiling is no part of the build's time
     checkpoints = _Checkpoints(job, fresh=force, say=say)
     if existing is not None and checkpoints.completed <= existing - 1:
         say(f"extending {out} ({_span(game, tiers[:existing])}) to {_span(game, tiers)}")
@@ -306,6 +395,11 @@ def _span(game: Game, tiers) -> str:
 
 
 def _solve_tier(game: Game, tier, children: dict, advance) -> np.ndarray:
+    """A tier of the build (apart from the warm-up's, so that tests can stop a build here)."""
+    return _tier_values(game, tier, children, advance)
+
+
+def _tier_values(game: Game, tier, children: dict, advance=None) -> np.ndarray:
     """A tier's values: the game's fast solver, else the engine's."""
     values = game.solve_tier(tier, children, advance)
     if values is None:
@@ -351,15 +445,26 @@ class _BuildLock:
     def __init__(self, job: _Job) -> None:
         self.job = job
         self.out = job.out
-        self.path = job.out.with_name(job.out.name + ".lock")
+        self.path = self.path_of(job.out)
         self.fd: int | None = None
+
+    @staticmethod
+    def path_of(out: Path) -> Path:
+        """``<out>.lock``."""
+        return out.with_name(out.name + ".lock")
 
     def __enter__(self) -> _BuildLock:
         while True:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:  # never through a link; a named pipe must not block the open
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                             | os.O_CLOEXEC, 0o644)
             except OSError as error:  # the folder refuses a new file: name the folder
+                if error.errno == errno.ELOOP:
+                    raise _in_the_way(self.path, stat.S_IFLNK, self.out) from None
                 raise BuildError(self.job.write_failure(error, 0, self.out.parent)) from error
+            if not stat.S_ISREG(mode := os.fstat(fd).st_mode):  # put there since the check
+                os.close(fd)
+                raise _in_the_way(self.path, mode, self.out)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -404,8 +509,13 @@ def _set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-def _existing_database(out: Path, game: Game) -> int | None:
-    """How many tiers a complete database of this game at ``out`` holds; None if absent."""
+def _existing_database(job: _Job, progress: bool) -> int | None:
+    """How many tiers a complete database of this game at ``out`` holds; None if absent.
+
+    The database is kept (or extended) only once every value is read back against its
+    SHA-256: a damaged one is refused with the command that rebuilds it.
+    """
+    out, game = job.out, job.game
     if not out.exists():
         return None
     try:
@@ -418,9 +528,63 @@ def _existing_database(out: Path, game: Game) -> int | None:
         if db.game is not game:
             raise BuildError(f"{out} holds the {db.game.full_name} database; choose another --out "
                              "or pass --force")
+        bar = progress_bar(game.positions(db.tiers), "checking", enabled=progress)
+        try:
+            problem = db.damage((lambda n: bar.update(n)) if bar is not None else None)
+        finally:
+            if bar is not None:
+                bar.close()
+        if problem is not None:
+            raise BuildError(f"{out} is damaged ({problem}); rebuild it with: "
+                             f"{build_command(out, game, job.max_enemy_men)} --force")
         return len(db.tiers)
     finally:
         db.close()
+
+
+def _remove_finished_checkpoints(job: _Job, held: tuple, say: Callable[[str], None]) -> None:
+    """Remove ``<out>.partial/`` left by a build killed after its database was in place.
+
+    Only when it holds nothing the sound database lacks: checkpoints of another game,
+    or of tiers beyond the database's (an extension under way), are kept.
+    """
+    directory = partial_path(job.out)
+    if not directory.is_dir():
+        return
+    manifest = read_manifest(job.out)
+    if manifest is not None and not _same_build(manifest, job):
+        return
+    if any(_checkpoint_path(job, tier).exists() for tier in job.game.tiers()[len(held):]):
+        return
+    shutil.rmtree(directory, ignore_errors=True)
+    if not directory.exists():
+        say(f"removed {directory}: checkpoints of a build that finished ({job.out} is complete "
+            "and every value matches its SHA-256)")
+
+
+def _warm_up(game: Game, say: Callable[[str], None]) -> float:
+    """Solve the smallest game solved by ``game``'s code (Three Musketeers: the 3x3
+    board; six men's morris: three men's morris) in memory, so that numba compiles
+    the kernels, or loads them from its cache, before the build's clock starts; say
+    so if that takes long (a first run). Returns the seconds it took."""
+    same_code = [g for g in games.every_game()
+                 if type(g).expand is type(game).expand and type(g).solve_tier is type(game).solve_tier]
+    tiny = min(same_code, key=lambda g: g.positions())
+    started = time.perf_counter()
+    notice = threading.Timer(COMPILING_NOTICE_AFTER, say, [
+        "compiling the build's kernels (first run only; later runs read numba's cache)..."])
+    notice.daemon = True
+    notice.start()
+    try:
+        values: dict = {}
+        for tier in tiny.tiers():
+            children = {child: values[child] for child in tiny.child_tiers(tier)}
+            values[tier] = _tier_values(tiny, tier, children)
+            tiny.from_stored(tier, tiny.to_stored(tier, values[tier]))
+        chunk_intact(bytes(8))  # Fletcher32, as the assembly checks each chunk
+    finally:
+        notice.cancel()
+    return time.perf_counter() - started
 
 
 class _Checkpoints:
@@ -434,16 +598,12 @@ class _Checkpoints:
         self.job = job
         self.game = job.game
         self.directory = directory = partial_path(job.out)
-        stamp = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game.name,
-                 "variant": self.game.variant}
-        recorded = read_manifest(job.out)
-        if fresh or recorded is None or {k: recorded.get(k) for k in stamp} != stamp:
+        if fresh or not _same_build(read_manifest(job.out), job):
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True)
         for stale in directory.glob("*.tmp"):  # a write cut off by a kill
             stale.unlink(missing_ok=True)
-        options = {} if job.max_enemy_men is None else {"max_enemy_men": job.max_enemy_men}
-        write_atomically(json.dumps({**stamp, **options}).encode(), manifest_path(job.out))
+        write_atomically(json.dumps(job.manifest()).encode(), manifest_path(job.out))
         self.completed = 0
         for tier in job.tiers:
             if not self.path(tier).exists():
@@ -482,16 +642,9 @@ class _Checkpoints:
                 if dataset.shape != shape or dataset.dtype != np.dtype(self.game.value_dtype) or (
                         len(shape) == 2 and dataset.chunks != chunk_shape(*shape)):
                     return "wrong shape"
-                recorded = get_text(dataset.attrs, "sha256")
-                try:
-                    values = dataset[()]
-                except HDF5_ERRORS:
-                    return "a data chunk failed its Fletcher32 checksum"
-                if digest(values) != recorded:
-                    return "its values do not match their SHA-256"
+                return dataset_damage(dataset)
         except HDF5_ERRORS as error:
             return f"unreadable: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
-        return None
 
     def load(self, tier) -> np.ndarray:
         """A tier's values in entry order (checked when the build began)."""
@@ -527,6 +680,12 @@ class _Checkpoints:
                     copy_dataset(source[where], f[where.rsplit("/", 1)[0]], self.game.tier_words(tier))
                 write_atomically(buffer.getbuffer(), self.path(tier))
         self.completed = count
+
+
+def _same_build(manifest: dict | None, job: _Job) -> bool:
+    """Whether checkpoints of that manifest are of ``job``'s game (format, game, variant)."""
+    stamp = ("format", "format_version", "game", "variant")
+    return manifest is not None and all(manifest.get(k) == job.manifest()[k] for k in stamp)
 
 
 def _checkpoint_path(job: _Job, tier) -> Path:

@@ -69,7 +69,8 @@ minute); it returns None when the game has none.
 
 The game may also store a tier in another order than its entries' (``to_stored`` /
 ``from_stored``: Three Musketeers reorders its masks so that gzip compresses better)
-and add header attributes and tables (``header``).
+and add header attributes and tables (``header``). ``compressed_fraction`` bounds the
+compressed bytes per stored byte over its tiers, for the build's disk-space estimate.
 
 Presentation
 ------------
@@ -222,6 +223,7 @@ class Game:
     symmetries: ClassVar[int] = 1
     dataset_group: ClassVar[str] = "tiers"  # the file's group holding the tiers' datasets
     gzip_level: ClassVar[int] = 3  # of the stored tiers (Three Musketeers: 3, as in retro 0.2)
+    compressed_fraction: ClassVar[float] = 0.5  # compressed / stored bytes, an upper bound
 
     def __init__(self, variant: str = "") -> None:
         if variant not in self.variants:

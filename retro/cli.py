@@ -450,7 +450,7 @@ def _build(args: argparse.Namespace) -> int:
     if summary.already_built:
         print(f"{Path(summary.path).resolve()} is already built ({held}); pass --force to rebuild")
         return 0
-    from .text import rate_text, size_text
+    from .units import rate_text, size_text
 
     rate = summary.computed_positions / summary.seconds if summary.seconds else 0.0
     print(

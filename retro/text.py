@@ -9,7 +9,6 @@ probe, ``probe_json`` for the JSON object of ``retro probe --json`` and of the w
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -134,33 +133,6 @@ def probe_lines(lines: Iterable[str], databases, *, as_json: bool = False) -> It
 # 2 * plies + (1 if the musketeers win): '","winner":"enemy","plies":33}'.
 BATCH_RESULT_ENDINGS = [f'","winner":"{"musketeers" if v & 1 else "enemy"}","plies":{v >> 1}}}'
                         for v in range(256)]
-
-
-def size_text(nbytes: float, rounding: str = "nearest") -> str:
-    """A file size for people: ``940 bytes``, ``11 kB``, ``1.9 MB``, ``250 MB``, ``1.2 GB``.
-
-    ``rounding`` "up" never shows less than ``nbytes`` (space a task needs), "down"
-    never more (space that is free); "nearest" otherwise.
-    """
-    if nbytes < 1000:
-        return f"{math.ceil(nbytes) if rounding == 'up' else int(nbytes)} bytes"
-    for unit, scale in (("kB", 10**3), ("MB", 10**6), ("GB", 10**9), ("TB", 10**12)):
-        value = nbytes / scale
-        if rounding != "nearest":  # in whole tenths (or units from 10 on), in integers
-            step = scale // 10 if value < 10 else scale
-            steps = -(-int(nbytes) // step) if rounding == "up" else int(nbytes) // step
-            value = steps * step / scale
-        shown = f"{value:.1f}" if value < 9.95 else f"{value:,.0f}"
-        if float(shown.replace(",", "")) < 1000 or unit == "TB":  # 999.6 kB is 1.0 MB
-            return f"{shown} {unit}"
-    raise AssertionError("unreachable")
-
-
-def rate_text(per_second: float, unit: str = "positions") -> str:
-    """A rate for people: ``11,780 positions/s`` below a million, ``16.6 M positions/s``."""
-    if per_second < 1e6:
-        return f"{per_second:,.0f} {unit}/s"
-    return f"{per_second / 1e6:,.1f} M {unit}/s"
 
 
 def link_text(position: Position) -> str:

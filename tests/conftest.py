@@ -31,6 +31,13 @@ def no_user_databases(tmp_path_factory):
             os.environ[name] = value
 
 
+@pytest.fixture(autouse=True)
+def own_user_folder(tmp_path_factory, monkeypatch):
+    """Each test its own per-user data folder: what one test's builds record there (so
+    the search finds them from anywhere) never reaches another test."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("user-data")))
+
+
 @pytest.fixture(scope="session")
 def db_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("databases")

@@ -19,7 +19,7 @@ from retro import games
 from retro.cli import main
 from retro.db.hdf5io import write_atomically
 from retro.engine.build import BuildError, build
-from retro.text import size_text
+from retro.units import size_text
 
 from test_hardening import flip_inside_a_chunk, one_error_line, small_disk
 

@@ -315,7 +315,7 @@ def test_building_again_says_it_is_built_for_every_game(db3, db_ttt, db_3mm, db_
 
 
 def test_sizes_and_rates_in_units_people_read():
-    from retro.text import rate_text, size_text
+    from retro.units import rate_text, size_text
 
     assert [size_text(n) for n in (0, 999, 1000, 7_479, 11_264, 1_894_000, 249_867_468,
                                    2_600_000_000, 999_600, 9_960)] == [

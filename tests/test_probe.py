@@ -631,7 +631,9 @@ def test_a_batch_never_stops_on_bad_input_and_echoes_at_most_40_characters(db_tt
     assert errors[9] == ("x" * 40 + "...: error: missing side to move: start the position with M or E "
                          "(Three Musketeers), X or O (tic-tac-toe)")  # a row of X's, but how long
     assert "no three-musketeers 3x3 database found" in errors[10]
-    assert all(len(text) < 400 and "\n" not in text for text in errors.values())
+    assert all("\n" not in text for text in errors.values())
+    # Echoes are cut: only the not-found line (the folders searched) may be long.
+    assert all(len(text) < 400 for i, text in errors.items() if i != 10)
     # JSON: the line cut as the text cuts it, the characters as they are (JSON escapes them).
     assert records[9] == {"position": "x" * 40 + "...", "error": errors[9].split(": error: ", 1)[1]}
     assert records[5]["position"] == "W 3 3 .\x00. ... ..."

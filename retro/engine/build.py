@@ -89,7 +89,7 @@ from ..db.hdf5io import (
     write_atomically,
 )
 from ..progress import progress_bar
-from ..text import size_text
+from ..units import size_text
 from . import solvers
 
 # The disk-space estimate: beside its compressed values (Game.compressed_fraction) a

@@ -5,8 +5,8 @@ caught at open; damage messages name the command that rebuilds that very file.""
 
 from __future__ import annotations
 
+import io
 import shutil
-import subprocess
 import sys
 
 import h5py
@@ -19,9 +19,21 @@ from retro.db.format import dataset_path
 from retro.errors import BoardMismatchError, ChecksumError, DamagedDatabaseError, GameMismatchError
 
 
-def run_retro(*args: str, stdin: str | None = None, cwd=None):
-    return subprocess.run([sys.executable, "-m", "retro.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+@pytest.fixture
+def run_retro(capsys, monkeypatch):
+    """``retro ARGS`` in this process (no interpreter start-up): exit status and output."""
+    def run(*args: str, stdin: str | None = None) -> Result:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        return Result(code, out.out, out.err)
+    return run
 
 
 def one_error_line(stderr: str, words: str) -> None:
@@ -93,7 +105,7 @@ def test_open_database_refuses_a_file_of_another_game(db_3mm_diagonal, db4):
     (["verify", "--game", "three-mens-morris", "{six}"], None),
     (["analyze", "--game", "three-mens-morris", "{six}"], None),
 ])
-def test_game_and_a_file_of_another_game_is_one_error_line(argv, stdin, db_3mm_diagonal, db_6mm):
+def test_game_and_a_file_of_another_game_is_one_error_line(argv, stdin, db_3mm_diagonal, db_6mm, run_retro):
     argv = [a.format(diag=db_3mm_diagonal, six=db_6mm) for a in argv]
     result = run_retro(*argv, stdin=stdin)
     held = "six-mens-morris" if "{six}" in " ".join(argv) or str(db_6mm) in argv else \
@@ -103,7 +115,7 @@ def test_game_and_a_file_of_another_game_is_one_error_line(argv, stdin, db_3mm_d
     one_error_line(result.stderr, f"--game three-mens-morris but {path} holds {held}")
 
 
-def test_play_with_an_empty_start_says_so(db_ttt):
+def test_play_with_an_empty_start_says_so(db_ttt, run_retro):
     for argv in (["play", "--start", ""], ["play", "--db", str(db_ttt), "--start", ""]):
         result = run_retro(*argv, stdin="quit\n")
         assert result.returncode == 2
@@ -124,7 +136,7 @@ def _tamper(path, game_name: str, text: str) -> None:
         dataset[...] = game.to_stored(tier, values)
 
 
-def test_a_value_rewritten_behind_its_digest_is_refused_at_open(db_3mm, tmp_path):
+def test_a_value_rewritten_behind_its_digest_is_refused_at_open(db_3mm, tmp_path, run_retro):
     path = tmp_path / "three-mens-morris.h5"
     shutil.copy(db_3mm, path)
     text = "W 0 0 WW. .BW B.B"  # White to move, with moves: never a finished value
@@ -140,7 +152,7 @@ def test_a_value_rewritten_behind_its_digest_is_refused_at_open(db_3mm, tmp_path
     assert verified.returncode == 1 and "FAIL  digests" in verified.stdout
 
 
-def test_an_unreadable_tier_is_not_reported_as_a_good_digest(db_ttt, tmp_path):
+def test_an_unreadable_tier_is_not_reported_as_a_good_digest(db_ttt, tmp_path, run_retro):
     path = tmp_path / "tic-tac-toe.h5"
     shutil.copy(db_ttt, path)
     game = games.get("tic-tac-toe")

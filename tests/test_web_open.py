@@ -606,3 +606,53 @@ def test_start_up_edge_cases(db3, tmp_path, capsys):
         assert host_warning(host) is None, host
     assert "warning" in host_warning("::ffff:10.0.0.1")
     assert url("::1", 8000) == "http://[::1]:8000/"
+
+
+def _damage_a_value(path: Path, game_name: str) -> None:
+    """Rewrite one stored value through h5py: its chunk's Fletcher32 is written anew, the
+    tier's SHA-256 is left as it was (the damage only a digest check sees)."""
+    import h5py
+
+    from retro import games
+    from retro.db.format import dataset_path
+
+    game = games.get(game_name)
+    with h5py.File(path, "r+") as f:
+        dataset = f[dataset_path(game, game.tiers()[-1])]
+        values = dataset[()]
+        values.flat[0] ^= 2
+        dataset[...] = values
+
+
+def test_a_damaged_file_is_refused_before_the_banner_and_others_are_served(db_ttt, db_3mm, tmp_path):
+    """Issue 23, item 13: a damaged --db file is one error line, with no banner, however
+    many workers; among the default files found, a damaged one is left out (one line
+    says why) and the healthy ones are served."""
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    shutil.copy(db_ttt, folder / "tic-tac-toe.h5")
+    shutil.copy(db_3mm, folder / "three-mens-morris.h5")
+    _damage_a_value(folder / "three-mens-morris.h5", "three-mens-morris")
+    environment = dict(os.environ, RETRO_DB_DIR=str(folder))
+    for workers in ("1", "2"):
+        refused = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--port", "0",
+                                  "--workers", workers, "--db", str(folder / "three-mens-morris.h5")],
+                                 capture_output=True, text=True, timeout=60, env=environment)
+        assert refused.returncode == 2 and refused.stdout == "", refused
+        assert refused.stderr.count("\n") == 1 and "SHA-256" in refused.stderr, refused.stderr
+    server = subprocess.Popen([sys.executable, "-m", "retro.cli", "serve", "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=tmp_path, env=environment)
+    try:
+        banner = server.stdout.readline()
+        assert banner.startswith("retro serve: tic-tac-toe at http://127.0.0.1:"), banner
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    err = server.stderr.read()
+    assert err.startswith("retro serve: not served (the other files are): "), err
+    assert f"{folder / 'three-mens-morris.h5'}" in err and "Traceback" not in err
+    (folder / "tic-tac-toe.h5").unlink()  # the only one left is damaged: an error
+    alone = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--port", "0"],
+                           capture_output=True, text=True, timeout=60, env=environment, cwd=tmp_path)
+    assert alone.returncode == 2 and alone.stdout == "" and alone.stderr.count("\n") == 1

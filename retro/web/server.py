@@ -68,24 +68,45 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     return found
 
 
-def check_databases(paths: list[Path]) -> list[tuple[Path, object, str]]:
+def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tuple[Path, object, str]]:
     """(absolute path, game, digest) of each database, or the CLI's error.
 
-    Only the files' headers are read here: the workers open the databases.
+    Each database is opened as a worker opens it, so a damaged file is refused here,
+    before the server says it serves (a tiered game's values and their SHA-256 are all
+    read; Three Musketeers' header and tables). With ``skip_refused`` (the default files
+    found, none named by the user) a file that cannot be served is left out, saying why
+    in one line, and the others are served; only when none can be is it an error.
     """
     from ..db.database import open_database
 
-    checked, sizes, seen = [], {}, {}
+    checked, sizes, seen, refused = [], {}, {}, []
     for path in paths:
         try:
             file = DatabaseFile(path, cache_bytes=0)
         except DatabaseNotFoundError:
             open_database(path).close()  # raises the CLI's words: the build hint, a resumable build
             raise
+        except DatabaseError as error:
+            if not skip_refused:
+                raise
+            refused.append((path, error))
+            continue
         try:
             digest, game = file.content_digest(), file.game
+        except DatabaseError as error:
+            if not skip_refused:
+                raise
+            refused.append((path, error))
+            continue
         finally:
             file.close()
+        try:
+            open_database(path).close()
+        except DatabaseError as error:
+            if not skip_refused:
+                raise
+            refused.append((path, error))
+            continue
         identity = (path.stat().st_dev, path.stat().st_ino)
         if identity in seen:
             raise ValueError(f"{path} is given twice" + ("" if str(seen[identity]) == str(path)
@@ -96,6 +117,13 @@ def check_databases(paths: list[Path]) -> list[tuple[Path, object, str]]:
                              "serve one file per game (and Three Musketeers board size)")
         sizes[game] = path
         checked.append((path.resolve(), game, digest))
+    if refused and not checked and len(refused) == 1:
+        raise refused[0][1]
+    for _, error in refused:  # the error names its file
+        print(f"retro serve: not served (the other files are): {error}", file=sys.stderr, flush=True)
+    if refused and not checked:
+        raise type(refused[0][1])(f"none of the {len(refused)} databases found can be served "
+                                  "(the lines above say why)")
     return checked
 
 
@@ -151,7 +179,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     """
     from .shared import Loader, SharedValues, supported
 
-    databases = check_databases(find_databases(dbs))
+    databases = check_databases(find_databases(dbs), skip_refused=not dbs)
     warning = host_warning(host)
     if warning:
         print(warning, file=sys.stderr, flush=True)

@@ -29,7 +29,10 @@ Starts ``retro serve`` with the database on a free loopback port, then:
   total counts every private page once and the shared table once (its full size,
   all of it resident), so it is the memory the server really holds;
   ``total_pss_mb`` is the PSS summed over the supervisor, the workers and the loader
-  (while it runs), the shared table counted once among them.
+  (while it runs), the shared table counted once among them. ``memory`` is measured
+  after every load; ``memory_before_rounds`` once the shared table is full, after
+  ``--concurrency`` clients sent 2,000 probes while it loaded (answered from disk),
+  before the measured rounds.
 
 Each load runs ``--rounds`` times (health and probe alternating); the best round of
 each is reported, with every round's requests/s. The load generator is a minimal
@@ -242,6 +245,36 @@ def memfd_files(pid: int) -> dict[int, int]:
     return files
 
 
+def server_memory(server: int, workers: int) -> dict:
+    """Memory of every process of the server (see the module docstring: ``memory``)."""
+    pids = [server] + children(server)
+    per = {}
+    for pid in pids:
+        try:
+            per[pid] = memory(pid)
+        except OSError:  # a process that ended meanwhile (the loader)
+            pass
+    files: dict[int, int] = {}
+    for pid in per:
+        files.update(memfd_files(pid))
+    held = sum(files.values())
+    mb = lambda b: round(b / 2**20, 1)
+    return {
+        "processes": [{"pid": pid, "role": "worker" if workers == 1 else role(pid, server),
+                       "rss_mb": mb(m["rss"] + m["values_rss"]),
+                       "pss_mb": mb(m["pss"] + m["values_pss"]), "private_mb": mb(m["private"]),
+                       "shared_values_touched_mb": mb(m["values_rss"])}
+                      for pid, m in per.items() if m["rss"] or m["values_rss"]],
+        "shared_values_mb": mb(held),
+        "total_rss_mb": mb(sum(m["rss"] + m["values_rss"] for m in per.values())),
+        "total_resident_mb": mb(sum(m["pss"] for m in per.values()) + held),
+        # Proportional set size summed over every process of the server (supervisor,
+        # workers, the loader while it runs): each shared page, the table's too, is
+        # divided among the processes that map it, so it counts once in the sum.
+        "total_pss_mb": mb(sum(m["pss"] + m["values_pss"] for m in per.values())),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=Path("db/three-musketeers-5x5.h5"))
@@ -301,6 +334,7 @@ def main() -> None:
                               env=env)
     log: list[str] = []  # the server's standard error, read as it comes
     threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, "")), daemon=True).start()
+    idle: dict = {}
     figures: dict = {"workers": args.workers, "concurrency": args.concurrency,
                      "shared_values": not args.no_share}
     try:
@@ -320,6 +354,9 @@ def main() -> None:
                     pass
                 await asyncio.sleep(0.01)
             figures["first_answer_seconds"] = round(time.perf_counter() - started, 2)
+            # Requests while the shared table loads, answered from disk: what workers
+            # keep of that phase shows in every memory figure below.
+            await load(port, heads[:warm_up], args.concurrency)
             if not args.no_share:
                 while not any("shared memory" in line for line in log):  # the loader's line
                     if time.perf_counter() - started > 120 or server.poll() is not None:
@@ -333,6 +370,7 @@ def main() -> None:
                 info = json.loads((await client.request(get("/api/v1/info")))[1])
                 client.close()
                 assert all(board["values"] == "memory" for board in info["boards"]), info
+            idle.update(server_memory(server.pid, args.workers))  # before the rounds
             await load(port, heads[:warm_up], args.concurrency)  # warm-up, not counted
             rounds = {"health": [], "probe": []}
             workers = [pid for pid in children(server.pid) if role(pid, server.pid) == "worker"] \
@@ -359,32 +397,8 @@ def main() -> None:
             figures["batch"] = await batches(port, bodies, args.workers)
 
         uvloop.run(run())
-        pids = [server.pid] + children(server.pid)
-        per = {}
-        for pid in pids:
-            try:
-                per[pid] = memory(pid)
-            except OSError:  # a process that ended meanwhile (the loader)
-                pass
-        files: dict[int, int] = {}
-        for pid in per:
-            files.update(memfd_files(pid))
-        held = sum(files.values())
-        mb = lambda b: round(b / 2**20, 1)
-        figures["memory"] = {
-            "processes": [{"pid": pid, "role": "worker" if args.workers == 1 else role(pid, server.pid),
-                           "rss_mb": mb(m["rss"] + m["values_rss"]),
-                           "pss_mb": mb(m["pss"] + m["values_pss"]), "private_mb": mb(m["private"]),
-                           "shared_values_touched_mb": mb(m["values_rss"])}
-                          for pid, m in per.items() if m["rss"] or m["values_rss"]],
-            "shared_values_mb": mb(held),
-            "total_rss_mb": mb(sum(m["rss"] + m["values_rss"] for m in per.values())),
-            "total_resident_mb": mb(sum(m["pss"] for m in per.values()) + held),
-            # Proportional set size summed over every process of the server (supervisor,
-            # workers, the loader while it runs): each shared page, the table's too, is
-            # divided among the processes that map it, so it counts once in the sum.
-            "total_pss_mb": mb(sum(m["pss"] + m["values_pss"] for m in per.values())),
-        }
+        figures["memory"] = server_memory(server.pid, args.workers)
+        figures["memory_before_rounds"] = idle
     finally:
         server.send_signal(signal.SIGINT)
         try:

@@ -204,3 +204,28 @@ def test_analyze_counts_entries_and_positions_as_retro_games_does(db_3mm, capsys
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith(f"{db_3mm}: ") and f"standing for {count} positions" in first
     assert "table entries" in first
+
+
+def test_in_memory_a_musketeers_database_holds_no_hdf5_dataset(db4):
+    """Issue 23, item 19: once a database answers from memory (shared or loaded), it
+    frees what reading from disk held: its decompressed chunks and every layer's HDF5
+    dataset, whose chunk cache a server worker would otherwise keep (about 90 MB for
+    5x5). Answers stay the same."""
+    import gc
+
+    import h5py
+
+    with retro.open_database(db4) as db:
+        positions = [games.get("three-musketeers", "4x4").start()]
+        for _ in range(200):
+            moves = db.moves(positions[-1])
+            if not moves:
+                break
+            positions.append(positions[-1].play(moves[len(positions) % len(moves)][0]))
+        before = [db.probe(p) for p in positions]
+        assert db._chunks
+        db.load()
+        gc.collect()
+        assert not db._chunks
+        assert len(h5py.h5f.get_obj_ids(db._file.file.id, types=h5py.h5f.OBJ_DATASET)) == 0
+        assert [db.probe(p) for p in positions] == before

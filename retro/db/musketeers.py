@@ -125,16 +125,23 @@ class MusketeersDatabase(Database):
                 dataset.read_direct(view)
             except HDF5_ERRORS as error:
                 raise self._file.checksum_error(k, error) from error
-        self._flat = flat
-        self._chunks.clear()
+        self._in_memory(flat)
 
     def attach(self, table: np.ndarray) -> None:
         """Answer from ``table``, the whole table already in memory (as :meth:`load`
         fills it, perhaps by another process into memory they share)."""
         self._check_open()
         self._check_table(table)
+        self._in_memory(table)
+
+    def _in_memory(self, table: np.ndarray) -> None:
+        """Answer from ``table`` from now on, and free what reading from disk held: the
+        decompressed chunks, and each layer's own HDF5 chunk cache (up to
+        HDF5_CACHE_BYTES per layer, about 90 MB for 5x5 after many probes on disk),
+        dropped with the datasets that hold it."""
         self._flat = table
         self._chunks.clear()
+        self._datasets = []  # never read again: probes in memory touch no file
 
     def _check_table(self, table: np.ndarray) -> None:
         if not (isinstance(table, np.ndarray) and table.dtype == np.uint8 and table.ndim == 1

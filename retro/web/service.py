@@ -35,7 +35,7 @@ from ..play import computer_move
 from ..games.musketeers.position import Position, parse_canonical
 from ..db.database import Database, open_database
 from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer, probe_answer_bytes
-from .shared import Attachment
+from .shared import Attachment, release_free_memory
 
 log = logging.getLogger("retro.web")
 
@@ -135,6 +135,7 @@ class Board:
             if self._batch_db is not None:
                 self._batch_db.close()
                 self._batch_db = None
+                release_free_memory()  # its chunk cache
             return self.db
         if self._batch_db is None:
             self._batch_db = open_database(self.db.path)
@@ -155,6 +156,7 @@ class Board:
         if values is not None:
             self.db.attach(values)
             self.attachment = None
+            release_free_memory()  # the chunks it decompressed while on disk
         elif self.attachment.failed:
             self.attachment = None
 
@@ -247,7 +249,17 @@ class Service:
         if self._pending:
             for board in self._pending:
                 board.refresh()
+            attached = [b for b in self._pending if b.attachment is None]
             self._pending = [b for b in self._pending if b.attachment is not None]
+            # The batches' own database on the same file keeps HDF5's chunk caches of
+            # every layer alive (about 90 MB for 5x5): close it now unless a batch runs
+            # (then the next batch does).
+            if attached and self._batch_lock.acquire(blocking=False):
+                try:
+                    for board in attached:
+                        board.batch_db()
+                finally:
+                    self._batch_lock.release()
 
     def warm(self) -> None:
         """Run every kernel a request uses once, so the first answers are fast."""

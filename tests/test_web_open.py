@@ -22,7 +22,6 @@ import time
 import warnings
 from pathlib import Path
 
-import h5py
 import httpx
 import pytest
 
@@ -365,12 +364,11 @@ def alive(pid: int) -> bool:
         return False
 
 
-def start_server(*arguments: str, cwd, env=None) -> tuple[subprocess.Popen, str, list[str]]:
+def start_server(*arguments: str, cwd) -> tuple[subprocess.Popen, str, list[str]]:
     """``retro serve`` on a free port: the process, its URL, its standard error so far
     (a list that a thread keeps filling)."""
     server = subprocess.Popen([sys.executable, "-m", "retro.cli", "serve", "--port", "0", *arguments],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
-                              env=env)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     log: list[str] = []
     reader = threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, "")), daemon=True)
     reader.start()
@@ -608,71 +606,3 @@ def test_start_up_edge_cases(db3, tmp_path, capsys):
         assert host_warning(host) is None, host
     assert "warning" in host_warning("::ffff:10.0.0.1")
     assert url("::1", 8000) == "http://[::1]:8000/"
-
-
-# --- damaged databases at start (issue 23, item 13) ------------------------------------------
-
-
-def damage_values(path: Path) -> None:
-    """Flip bytes inside the first chunk of the file's first dataset: its header stays
-    intact, and only reading the values (as opening a tier database does) finds it."""
-    with h5py.File(path, "r") as f:
-        names: list[str] = []
-        f.visit(lambda name: names.append(name) if isinstance(f[name], h5py.Dataset) else None)
-        info = f[names[0]].id.get_chunk_info(0)
-    with open(path, "r+b") as handle:
-        handle.seek(info.byte_offset + info.size // 2)
-        data = handle.read(4)
-        handle.seek(info.byte_offset + info.size // 2)
-        handle.write(bytes(b ^ 0xFF for b in data))
-
-
-def test_a_damaged_database_is_refused_before_the_banner(db_3mm, tmp_path):
-    """A file named with --db that opening finds damaged: its error alone, exit 2, with
-    one worker or two (the banner is printed only once every database opened)."""
-    bad = tmp_path / "bad.h5"
-    shutil.copy(db_3mm, bad)
-    damage_values(bad)
-    for workers in ("1", "2"):
-        run = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--db", str(bad), "--port", "0",
-                              "--workers", workers], capture_output=True, text=True, timeout=60,
-                             cwd=tmp_path)
-        assert run.returncode == 2 and run.stdout == "", (workers, run.stdout, run.stderr)
-        assert run.stderr.startswith(f"retro: error: {bad}") and run.stderr.count("\n") == 1, run.stderr
-        assert "damaged" in run.stderr
-
-
-def test_default_files_serve_every_healthy_game(db_ttt, db_3mm, db3, tmp_path):
-    """Without --db: a damaged default file, or one holding another game, is left out in
-    one line on standard error and the other games are served; when every default file
-    is left out, exit 2 with the reasons."""
-    folder = tmp_path / "databases"
-    folder.mkdir()
-    shutil.copy(db_ttt, folder / "tic-tac-toe.h5")
-    shutil.copy(db_3mm, folder / "three-mens-morris.h5")
-    damage_values(folder / "three-mens-morris.h5")
-    shutil.copy(db3, folder / "six-mens-morris.h5")  # a Three Musketeers 3x3 file
-    env = {**os.environ, "RETRO_DB_DIR": str(folder)}
-    server, url, log = start_server(cwd=tmp_path, env=env)
-    try:
-        boards = httpx.get(url + "api/v1/info", timeout=10).json()["boards"]
-        out, _ = terminated(server)
-    finally:
-        if server.poll() is None:
-            server.kill()
-    assert server.returncode == 0 and out == "retro serve: stopped\n"
-    assert [board["key"] for board in boards] == ["tic-tac-toe"]
-    refused = [line for line in log if line.startswith("retro serve: not serving ")]
-    assert refused[0].startswith(f"retro serve: not serving {folder / 'three-mens-morris.h5'}: ")
-    assert "damaged" in refused[0] and refused[0].count("\n") == 1
-    assert refused[1] == (f"retro serve: not serving {folder / 'six-mens-morris.h5'}: it is a "
-                          "three-musketeers 3x3 database, not six-mens-morris\n")
-    assert len(refused) == 2 and "Traceback" not in "".join(log)
-
-    (folder / "tic-tac-toe.h5").unlink()
-    run = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--port", "0"], capture_output=True,
-                         text=True, timeout=60, cwd=tmp_path, env=env)
-    assert run.returncode == 2 and run.stdout == ""
-    lines = run.stderr.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["retro serve", "retro serve", "retro"], lines
-    assert lines[2] == "retro: error: none of the 2 databases found can be served (the lines above say why)"

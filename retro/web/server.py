@@ -68,37 +68,24 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     return found
 
 
-def check_databases(paths: list[Path], refused: list[str] | None = None
-                    ) -> list[tuple[Path, object, str]]:
+def check_databases(paths: list[Path]) -> list[tuple[Path, object, str]]:
     """(absolute path, game, digest) of each database, or the CLI's error.
 
-    Each database is opened as a worker opens it (so whatever damage opening finds is
-    found here, before the server says it serves), then closed: the workers open their
-    own. With ``refused`` (the default files found, which the user did not name), a
-    database that cannot be opened, or whose file name is another game's, is left out
-    and the reason appended to ``refused`` (one line: ``not serving PATH: ...``).
+    Only the files' headers are read here: the workers open the databases.
     """
     from ..db.database import open_database
 
     checked, sizes, seen = [], {}, {}
     for path in paths:
-        path = Path(path).absolute()
         try:
-            db = open_database(path)
-        except DatabaseError as error:
-            if refused is None:
-                raise
-            refused.append(f"not serving {path}: {_reason(error, path)}")
-            continue
+            file = DatabaseFile(path, cache_bytes=0)
+        except DatabaseNotFoundError:
+            open_database(path).close()  # raises the CLI's words: the build hint, a resumable build
+            raise
         try:
-            digest, game = db.digest, db.game
+            digest, game = file.content_digest(), file.game
         finally:
-            db.close()
-        if refused is not None and path.stem != game.file_stem:  # a default file of another game
-            expected = next((g for g in games.every_game() if g.file_stem == path.stem), None)
-            refused.append(f"not serving {path}: it is a {game.full_name} database"
-                           + (f", not {expected.full_name}" if expected is not None else ""))
-            continue
+            file.close()
         identity = (path.stat().st_dev, path.stat().st_ino)
         if identity in seen:
             raise ValueError(f"{path} is given twice" + ("" if str(seen[identity]) == str(path)
@@ -110,15 +97,6 @@ def check_databases(paths: list[Path], refused: list[str] | None = None
         sizes[game] = path
         checked.append((path.resolve(), game, digest))
     return checked
-
-
-def _reason(error: DatabaseError, path: Path) -> str:
-    """An error's message about ``path`` without the path (which the line names first)."""
-    message = " ".join(str(error).split())
-    for prefix, rest in ((f"{path}: ", ""), (f"{path} ", "it ")):
-        if message.startswith(prefix):
-            return rest + message[len(prefix):]
-    return message
 
 
 def host_warning(host: str) -> str | None:
@@ -173,14 +151,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     """
     from .shared import Loader, SharedValues, supported
 
-    refused: list[str] | None = None if dbs else []  # default files: serve those that open
-    databases = check_databases(find_databases(dbs), refused)
-    for line in refused or ():
-        print(f"retro serve: {line}", file=sys.stderr, flush=True)
-    if not databases:  # every default file found was refused
-        raise DatabaseError("the only database found cannot be served (the line above says why)"
-                            if len(refused) == 1 else f"none of the {len(refused)} databases "
-                            "found can be served (the lines above say why)")
+    databases = check_databases(find_databases(dbs))
     warning = host_warning(host)
     if warning:
         print(warning, file=sys.stderr, flush=True)

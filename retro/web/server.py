@@ -34,6 +34,7 @@ import socket
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 import uvicorn
@@ -217,7 +218,15 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
             loader = Loader(shared)
         try:
             if workers == 1:
-                uvicorn.Server(config).run(sockets=[sock])
+                with warnings.catch_warnings():
+                    # Ctrl-C or SIGTERM just before uvicorn's event loop runs leaves its
+                    # coroutine never awaited: a stop like any other, not worth a warning.
+                    warnings.filterwarnings("ignore", "coroutine 'Server.serve' was never awaited",
+                                            RuntimeWarning)
+                    try:
+                        uvicorn.Server(config).run(sockets=[sock])
+                    except KeyboardInterrupt:  # (here, so that the coroutine goes inside the filter)
+                        pass
             elif hasattr(os, "fork") and os.environ.get("RETRO_SERVE_FORK", "1").strip() != "0":
                 prepare(paths)
                 failure = Supervisor(config, sock, workers).run()

@@ -656,3 +656,29 @@ def test_a_damaged_file_is_refused_before_the_banner_and_others_are_served(db_tt
     alone = subprocess.run([sys.executable, "-m", "retro.cli", "serve", "--port", "0"],
                            capture_output=True, text=True, timeout=60, env=environment, cwd=tmp_path)
     assert alone.returncode == 2 and alone.stdout == "" and alone.stderr.count("\n") == 1
+
+
+def test_a_default_file_of_another_game_is_left_out(db_ttt, db3, tmp_path):
+    """Without --db, a default file that holds another game than its name says (a
+    Three Musketeers 3x3 file named tic-tac-toe.h5) is left out like a damaged one,
+    rather than stopping the server as a second database of a game it serves."""
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    shutil.copy(db_ttt, folder / "tic-tac-toe.h5")
+    shutil.copy(db_ttt, folder / "three-mens-morris.h5")  # tic-tac-toe under another name
+    shutil.copy(db3, folder / "three-musketeers-5x5.h5")  # 3x3 where the 5x5 file goes
+    server = subprocess.Popen([sys.executable, "-m", "retro.cli", "serve", "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=tmp_path, env=dict(os.environ, RETRO_DB_DIR=str(folder)))
+    try:
+        banner = server.stdout.readline()
+        assert banner.startswith("retro serve: tic-tac-toe at http://127.0.0.1:"), banner
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+    lines = [line for line in server.stderr.read().splitlines() if line.startswith("retro serve: not")]
+    assert sorted(lines) == [
+        f"retro serve: not served (the other files are): {folder / 'three-mens-morris.h5'} holds "
+        "tic-tac-toe, not three-mens-morris",
+        f"retro serve: not served (the other files are): {folder / 'three-musketeers-5x5.h5'} holds "
+        "three-musketeers 3x3, not three-musketeers-5x5"], lines

@@ -42,7 +42,7 @@ import uvicorn
 from .. import games
 from ..db import locations
 from ..db.format import DatabaseFile
-from ..errors import DatabaseError, DatabaseNotFoundError
+from ..errors import DatabaseError, DatabaseNotFoundError, NotADatabaseError
 from . import http
 from .limits import Limits
 from .shared import die_with_parent
@@ -101,6 +101,10 @@ def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tu
             continue
         finally:
             file.close()
+        if skip_refused and path.stem != game.file_stem:  # a default file's name is its game's
+            refused.append((path, NotADatabaseError(
+                f"{path.absolute()} holds {game.full_name}, not {path.stem}")))
+            continue
         try:
             open_database(path).close()
         except DatabaseError as error:

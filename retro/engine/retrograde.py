@@ -69,10 +69,11 @@ def turn_around(n, starts, child_tier, child_entry):
 
 @njit(cache=True)
 def retrograde(side, finished, starts, child_tier, child_entry, flat, offsets, draw, invalid,
-               levels, out):
+               levels, out, flip=0):
     """Values of a loopy tier into ``out`` (see the module docstring); returns -1, or the
     entry whose distance needs more than ``levels`` plies, or -2 for a move into an
-    entry that is not a position."""
+    entry that is not a position. ``flip`` 1: the child tiers' values are from their
+    side to move's point of view, the opponent's (a game storing one colour)."""
     n = len(side)
     parent_starts, parents, remaining = turn_around(n, starts, child_tier, child_entry)
     win_level = np.full(n, UNDECIDED, dtype=np.int64)
@@ -109,7 +110,7 @@ def retrograde(side, finished, starts, child_tier, child_entry, flat, offsets, d
                 return -2
             else:
                 plies = child >> 1
-                if (0 if child & 1 else 1) == mover:  # the child is lost for the opponent
+                if ((0 if child & 1 else 1) ^ flip) == mover:  # the child is lost for the opponent
                     fastest = min(fastest, plies + 1)
                 else:
                     resist[i] = max(resist[i], plies)
@@ -163,13 +164,14 @@ def retrograde(side, finished, starts, child_tier, child_entry, flat, offsets, d
     return -1
 
 
-def solve_loopy(expansion: Expansion, flat: np.ndarray, offsets: np.ndarray, dtype) -> np.ndarray:
+def solve_loopy(expansion: Expansion, flat: np.ndarray, offsets: np.ndarray, dtype,
+                flip: int = 0) -> np.ndarray:
     """The values of a loopy tier from its expansion and its child tiers' values."""
     values = np.empty(expansion.size, dtype=dtype)
     levels = max_plies(dtype)
     status = retrograde(expansion.side, expansion.finished, expansion.starts, expansion.child_tier,
                         expansion.child_entry, flat, offsets, draw_value(dtype),
-                        not_a_position(dtype), levels, values)
+                        not_a_position(dtype), levels, values, flip)
     if status == -2:
         raise BuildError("a move leads into an entry that is not a position: the game's "
                          "expansion is wrong")

@@ -23,19 +23,37 @@ from ..values import max_plies, preference_keys, value_of_best_key
 
 
 def solve(game: Game, tier, children: dict) -> np.ndarray:
-    """The values of ``tier``, from its expansion and its child tiers' values."""
+    """The values of ``tier``, from the game's un-move kernels when it has them, else
+    from its expansion, and its child tiers' values."""
+    dtype = np.dtype(game.value_dtype).type
+    kernels = game.tier_kernels(tier, children)
+    if kernels is not None:
+        from . import unmove
+
+        if game.loopy(tier):
+            values = unmove.solve_loopy(kernels, dtype)
+        else:
+            values = unmove.solve_acyclic(kernels, dtype)
+        check_width(game, tier, values, dtype)
+        return values
+    return solve_explicit(game, tier, children)
+
+
+def solve_explicit(game: Game, tier, children: dict) -> np.ndarray:
+    """The values of ``tier`` from its explicit expansion (every edge in memory)."""
     expansion = game.expand(tier)
     dtype = np.dtype(game.value_dtype).type
     flat, offsets = child_values(expansion, children, dtype)
+    flip = 1 if game.relative_values else 0
     if game.loopy(tier):
         from .retrograde import solve_loopy
 
-        values = solve_loopy(expansion, flat, offsets, dtype)
+        values = solve_loopy(expansion, flat, offsets, dtype, flip)
     else:
         values = np.empty(expansion.size, dtype=dtype)
         inside = solve_acyclic(expansion.side, expansion.finished, expansion.starts,
                                expansion.child_tier, expansion.child_entry, flat, offsets,
-                               preference_keys(dtype), value_of_best_key(dtype), values)
+                               preference_keys(dtype), value_of_best_key(dtype), values, flip)
         if inside:
             raise BuildError(f"{game.full_name}: a move leads from tier {game.tier_name(tier)} "
                              "back into it, but the game does not say the tier is loopy")
@@ -64,9 +82,10 @@ def check_width(game: Game, tier, values: np.ndarray, dtype) -> None:
 
 @njit(cache=True, parallel=True)
 def solve_acyclic(side, finished, starts, child_tier, child_entry, flat, offsets, keys,
-                  best_values, out):
+                  best_values, out, flip=0):
     """Values of an acyclic tier into ``out``; the number of moves into the tier itself
-    (which an acyclic tier must not have: the caller refuses them)."""
+    (which an acyclic tier must not have: the caller refuses them). ``flip`` 1: the
+    child tiers' values are from their side to move's point of view."""
     inside = 0
     for i in prange(len(side)):
         if finished[i] != OPEN:
@@ -79,7 +98,7 @@ def solve_acyclic(side, finished, starts, child_tier, child_entry, flat, offsets
             if slot == 0:
                 inside += 1
                 continue
-            key = keys[mover, flat[offsets[slot] + child_entry[e]]]
+            key = keys[mover ^ flip, flat[offsets[slot] + child_entry[e]]]
             if key > best:
                 best = key
         out[i] = best_values[mover, best]

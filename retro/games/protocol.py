@@ -165,6 +165,37 @@ class Expansion:
 OPEN = -1  # Expansion.finished: the game goes on
 
 
+@dataclass
+class TierKernels:
+    """A tier as the engine's un-move solver sees it (:mod:`retro.engine.unmove`): the
+    game's jitted kernels over chunks of entries, wrapped as plain callables.
+
+    ``scan(first, stop, width, finished, counter, counts, child_slot, child_entry)``
+    describes entries ``first..stop-1``: ``finished[i]`` the value of a finished
+    entry, OPEN, or DUPLICATE (a smaller entry holds the same position); ``counter[i]``
+    its moves into the tier, each weighed by its child's stabiliser order, divided by
+    its own; its moves out of the tier as (child slot, entry) at ``i * width`` (slot 0
+    is the tier itself, 1.. its child tiers, -1 a child lost at once), ``counts[i]`` of
+    them (only ``width`` written). It returns -1, or an entry whose weights do not
+    divide. ``parents(entries, width, out, counts)`` writes the entries of the tier
+    with a move to each of ``entries`` (once per move, moves leaving the tier not
+    undone); None for an acyclic tier. ``canonical_of(entries)`` gives the canonical
+    entry of duplicates. ``children``: the child tiers' values, by slot from 1.
+    """
+
+    size: int
+    scan: Any
+    parents: Any
+    children: tuple
+    moves_width: int
+    parents_width: int
+    canonical_of: Any
+    name: str = "tier"
+
+
+DUPLICATE = -3  # TierKernels' finished: a smaller entry holds the same position
+
+
 def whole_numbers(position: Any, *fields: str) -> None:
     """Check that the named fields of a (frozen dataclass) position are ints: numpy
     integers become ints (arrays and kernels hand them out); a bool, a float (``6.0``
@@ -221,6 +252,7 @@ class Game:
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)
     symmetries: ClassVar[int] = 1
+    relative_values: ClassVar[bool] = False  # values stored from the side to move's view
     dataset_group: ClassVar[str] = "tiers"  # the file's group holding the tiers' datasets
     gzip_level: ClassVar[int] = 3  # of the stored tiers (Three Musketeers: 3, as in retro 0.2)
     compressed_fraction: ClassVar[float] = 0.5  # compressed / stored bytes, an upper bound
@@ -334,6 +366,10 @@ class Game:
 
     def expand(self, tier: Tier) -> Expansion:
         raise NotImplementedError
+
+    def tier_kernels(self, tier: Tier, children: dict) -> TierKernels | None:
+        """The tier as the engine's un-move solver sees it, or None (then ``expand``)."""
+        return None
 
     def solve_tier(self, tier: Tier, children: dict, advance=None) -> np.ndarray | None:
         """The tier's values by the game's own fast method, or None (the engine's).

@@ -76,7 +76,7 @@ class Side(SideBase):
         return "White" if self is Side.WHITE else "Black"
 
 
-_POINT = r"[a-e][1-5]"
+_POINT = r"[a-g][1-7]"
 _MOVE_RE = re.compile(rf"({_POINT})(?:-?({_POINT}))?(?:x({_POINT}))?")
 
 
@@ -144,10 +144,7 @@ class Position:
         return f"Position.parse({str(self)!r})"
 
     def _finished(self) -> int:
-        g = self.morris
-        return int(rules.finished_value(self.side.code, self.white, self.black, self.white_hand,
-                                        self.black_hand, g.lines_win, g.board.neighbours,
-                                        g.board.lines))
+        return self.morris.finished_code(self)
 
     def winner(self) -> Side | None:
         """The side that has won, or None while the game goes on."""
@@ -162,13 +159,10 @@ class Position:
         if self.is_over():
             return []
         g = self.morris
-        out = np.empty((16 * 16 * 8, 3), dtype=np.int64)
-        count = rules.legal_moves(self.side.code, self.white, self.black, self.white_hand,
-                                  self.black_hand, g.lines_win, g.board.neighbours, g.board.lines,
-                                  g.board.lines_through, g.board.size, out)
+        rows = g.move_rows(self)
         names = g.board.names
         return [Move(names[t], None if s < 0 else names[s], None if r < 0 else names[r])
-                for s, t, r in out[:count].tolist()]
+                for s, t, r in rows.tolist()]
 
     def play(self, move: Move | str) -> Position:
         """The position after ``move``; raise :class:`IllegalMoveError` if it is illegal."""
@@ -217,7 +211,8 @@ class Position:
             return f"illegal move {move}: {move.source} does not hold a piece of {who}"
         if (self.white | self.black) >> number[move.target] & 1:
             return f"illegal move {move}: {move.target} is not empty"
-        if move.source is not None and not (int(g.board.neighbours[number[move.source]]) >> number[move.target]) & 1:
+        if move.source is not None and not (int(g.board.neighbours[number[move.source]]) >> number[move.target]) & 1 \
+                and not g.flies(self):
             return f"illegal move {move}: {move.source} and {move.target} are not adjacent"
         closing = [m for m in self.legal_moves()
                    if m.source == move.source and m.target == move.target]
@@ -273,7 +268,8 @@ def rules_of(name: str) -> Morris:
     if game is None:
         from .. import get
 
-        game = get(name)
+        game_name, _, variant = name.partition(" ")
+        game = get(game_name, variant or None)
         if not isinstance(game, Morris):
             raise PositionError(f"{name} is not a morris game: the morris games are "
                                 f"{', '.join(g.name for g in (ThreeMensMorris, ThreeMensMorrisDiagonal, SixMensMorris))}")
@@ -297,9 +293,11 @@ class Morris(Game):
 
     def __init__(self, variant: str = "") -> None:
         super().__init__(variant)
+        # What a position records of its game (variants of one game differ in pieces).
+        self.position_key = self.name if variant == self.variants[0] else f"{self.name} {variant}"
         self.board = board(self.spec)
         self.symmetries = len(self.board.symmetry)
-        _GAMES[self.name] = self
+        _GAMES[self.position_key] = self
 
     # --- the index, built on first use --------------------------------------------
 
@@ -385,7 +383,8 @@ class Morris(Game):
             cells.extend(group)
         white = sum(1 << p for p, c in enumerate(cells) if c == "W")
         black = sum(1 << p for p, c in enumerate(cells) if c == "B")
-        return Position(self.name, Side.WHITE if tokens[0] == "W" else Side.BLACK, white, black, *hands)
+        return Position(self.position_key, Side.WHITE if tokens[0] == "W" else Side.BLACK, white, black,
+                        *hands)
 
     def _hand(self, who: str, token: str) -> int:
         """A count of pieces in hand as the notation writes it: ASCII digits only, and
@@ -411,10 +410,30 @@ class Morris(Game):
         return rules_of(position.game)
 
     def start(self) -> Position:
-        return Position(self.name, Side.WHITE, 0, 0, self.pieces, self.pieces)
+        return Position(self.position_key, Side.WHITE, 0, 0, self.pieces, self.pieces)
 
     def row_layouts(self) -> list[tuple[int, ...]]:
         return [self.board.spec.rows]
+
+    def finished_code(self, position: Position) -> int:
+        """The value of a finished position, OPEN while the game goes on (see
+        :func:`rules.finished_value`)."""
+        return int(rules.finished_value(position.side.code, position.white, position.black,
+                                        position.white_hand, position.black_hand, self.lines_win,
+                                        self.board.neighbours, self.board.lines))
+
+    def move_rows(self, position: Position) -> np.ndarray:
+        """The legal moves of an open position as rows (source or -1, target, removed or -1)."""
+        out = np.empty((16 * 16 * 8, 3), dtype=np.int64)
+        b = self.board
+        count = rules.legal_moves(position.side.code, position.white, position.black,
+                                  position.white_hand, position.black_hand, self.lines_win,
+                                  b.neighbours, b.lines, b.lines_through, b.size, out)
+        return out[:count]
+
+    def flies(self, position: Position) -> bool:
+        """Whether the side to move may move a piece to any empty point."""
+        return False
 
     def finished_value(self, position: Position) -> int:
         value = position._finished()
@@ -518,7 +537,7 @@ class Morris(Game):
                                             ix.class_count, ix.representatives, ix.free_points,
                                             ix.masks, ix.mask_base, ix.binomial, ix.size)
         try:
-            return Position(self.name, Side.from_code(int(side)), int(white), int(black), wh, bh)
+            return Position(self.position_key, Side.from_code(int(side)), int(white), int(black), wh, bh)
         except PositionError:
             return None
 

@@ -1,6 +1,6 @@
 """The boards of the morris games: points, adjacency, lines, symmetries, as plain tables.
 
-A board is declared by its points (named as on a 5×5 grid: ``a1`` .. ``e5``, listed in
+A board is declared by its points (named as on a grid: ``a1`` .. ``g7``, listed in
 the notation's order, row by row from row 1), the rows the notation groups them in,
 the adjacent pairs, the lines (three men's morris) or mills (six men's morris), and
 the maps of the points that generate its symmetries. Everything else (bitboards of
@@ -20,7 +20,7 @@ import numpy as np
 
 from ...bits import symmetry_byte_tables
 
-FILES = "abcde"
+FILES = "abcdefg"
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Board:
     lines_through: np.ndarray  # int64 (P, 4): lines through each point, -1 after the last
     symmetry: np.ndarray  # int64 (G, P): the point each point goes to, identity first
     symmetry_bytes: np.ndarray  # int64 (G, 2, 256): images of each byte of a bitboard
-    coordinates: tuple[tuple[int, int], ...]  # (column, row) on the 5×5 or 3×3 grid
+    coordinates: tuple[tuple[int, int], ...]  # (column, row) on the 3×3, 5×5 or 7×7 grid
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -57,7 +57,10 @@ class Board:
 
     def image(self, bb: int, g: int) -> int:
         """Bitboard ``bb`` under symmetry ``g``."""
-        return int(self.symmetry_bytes[g, 0, bb & 0xFF] | self.symmetry_bytes[g, 1, (bb >> 8) & 0xFF])
+        image = 0
+        for chunk in range(self.symmetry_bytes.shape[1]):
+            image |= int(self.symmetry_bytes[g, chunk, (bb >> (8 * chunk)) & 0xFF])
+        return image
 
 
 def _coordinates(name: str) -> tuple[int, int]:
@@ -149,3 +152,21 @@ _SWAP = tuple(zip(_SIX_OUTER + _SIX_INNER, _SIX_INNER + _SIX_OUTER))
 
 SIX = BoardSpec(_SIX_POINTS, (3, 3, 4, 3, 3), _SIX_EDGES, _SIX_MILLS,
                 (*_square_maps(_SIX_POINTS, 5), _SWAP))
+
+# Nine men's morris: three concentric squares on a 7×7 grid, joined at the midpoints
+# of their sides; mills are the 12 sides and the 4 half-midlines.
+_NINE_POINTS = ("a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3", "e3",
+                "a4", "b4", "c4", "e4", "f4", "g4", "c5", "d5", "e5",
+                "b6", "d6", "f6", "a7", "d7", "g7")
+_NINE_OUTER = ("a1", "d1", "g1", "g4", "g7", "d7", "a7", "a4")  # around each square
+_NINE_MIDDLE = ("b2", "d2", "f2", "f4", "f6", "d6", "b6", "b4")
+_NINE_INNER = ("c3", "d3", "e3", "e4", "e5", "d5", "c5", "c4")
+_NINE_SPOKES = (("d1", "d2", "d3"), ("a4", "b4", "c4"), ("e4", "f4", "g4"), ("d5", "d6", "d7"))
+_NINE_EDGES = tuple((ring[i], ring[(i + 1) % 8]) for ring in (_NINE_OUTER, _NINE_MIDDLE, _NINE_INNER)
+                    for i in range(8)) + tuple(pair for a, b, c in _NINE_SPOKES for pair in ((a, b), (b, c)))
+_NINE_MILLS = tuple((ring[i], ring[i + 1], ring[(i + 2) % 8])
+                    for ring in (_NINE_OUTER, _NINE_MIDDLE, _NINE_INNER) for i in (0, 2, 4, 6)) + _NINE_SPOKES
+_NINE_SWAP = tuple(zip(_NINE_OUTER + _NINE_INNER + _NINE_MIDDLE, _NINE_INNER + _NINE_OUTER + _NINE_MIDDLE))
+
+NINE = BoardSpec(_NINE_POINTS, (3, 3, 3, 6, 3, 3, 3), _NINE_EDGES, _NINE_MILLS,
+                 (*_square_maps(_NINE_POINTS, 7), _NINE_SWAP))

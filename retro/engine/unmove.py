@@ -1,0 +1,350 @@
+"""Tiers solved from the game's moves and un-moves, in a few bytes per entry.
+
+The explicit solvers (:mod:`retro.engine.solvers`, :mod:`retro.engine.retrograde`)
+expand a tier into its edges and turn them around in memory: about 110 bytes per
+entry, too much for nine men's morris (a billion entries in one tier). This solver
+keeps three small arrays per entry (the value, a level with its state, a move
+counter: 5 bytes with 16-bit values) and asks the game for the rest, a chunk of
+entries at a time:
+
+* ``scan(first, stop, ...)``: for entries ``first..stop-1``, each one's value if it is
+  finished (or that it is a duplicate of a smaller entry of the same position), its
+  moves out of the tier as (child slot, entry), and its *counter*: its moves into the
+  tier, each weighed by the order of its child's stabiliser and the sum divided by
+  the order of its own. That is exactly how often the un-moves of its children
+  reach it (a move from P to a position C is found once from each image of P with a
+  move to C: ``U(C -> P) = N(P -> [C]) * |Stab C| / |Stab P|``), so a parent's counter
+  reaches zero exactly when every one of its moves into the tier is known to lose;
+* ``parents(entries, ...)``: for each entry, the entries of the tier with a move to it
+  (un-moves, once per move; moves that leave the tier are not undone).
+
+Then, as in :mod:`retro.engine.retrograde`: an entry with a move out of the tier to a
+position lost for the opponent wins in one ply more (the least); moves out to
+positions won by the opponent bound how long it resists; a move out to a draw saves
+it from losing. Levels are decided in increasing order: a child lost at level L makes
+its parents win at L + 1; a child won takes one from its parents' counters, and a
+parent whose counter reaches zero (and has no move out to a win or a draw) loses at
+the later of L and its resistance, plus one. What is never decided is a draw.
+
+Values are from the side to move's point of view (``2 * plies + 1`` when it wins,
+``2 * plies`` when it loses): a child's value is the opponent's. Entries and levels
+are processed in chunks, a thread per share of the parents, so the values are the
+same whatever the number of threads.
+
+Acyclic tiers (no move back into the tier) need only the scan: :func:`solve_acyclic`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..errors import BuildError
+from ..games.protocol import DUPLICATE, OPEN, TierKernels
+from ..values import draw_value, max_plies, not_a_position
+
+TERMINAL = -1  # child slot of a child lost at once for its mover (value 0)
+NEVER = 255  # counter of an entry with a move out of the tier to a draw: it never loses
+
+# aux = level | state << 14
+UNDECIDED, PENDING_WIN, PENDING_LOSS, DONE = 0, 1, 2, 3
+LEVEL_MASK = (1 << 14) - 1
+
+
+@njit(cache=True, inline="always")
+def _child_value(children, slot, entry, terminal):
+    if slot < 0:
+        return terminal
+    return children[slot - 1][entry]  # slot 0 is the tier itself
+
+
+@njit(cache=True, parallel=True)
+def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, children, draw,
+           invalid, levels, values, aux, counter, push_entry, push_level):
+    """Pass A's verdicts for a chunk of entries: finished ones, wins by a move out of the
+    tier, losses with no move into it; the others wait with their resistance. Writes
+    the entries to schedule (entry, level) at ``push_*[i]`` (level -1: none). Returns
+    -1, -2 for a child that is not a position, or an entry past ``levels`` plies."""
+    status = -1
+    for i in prange(len(finished)):
+        e = first + i
+        push_level[i] = -1
+        push_entry[i] = e
+        f = finished[i]
+        if f == DUPLICATE:
+            values[e] = invalid
+            aux[e] = DONE << 14
+            counter[e] = 0
+            continue
+        if f != OPEN:
+            values[e] = f
+            aux[e] = (DONE << 14) | (f >> 1)
+            counter[e] = 0
+            push_level[i] = f >> 1
+            continue
+        fastest = levels + 1
+        resist = -1
+        drawn = False
+        for k in range(min(counts[i], width)):
+            v = _child_value(children, child_slot[i * width + k], child_entry[i * width + k], 0)
+            if v == draw:
+                drawn = True
+            elif v == invalid:
+                status = -2
+            elif v & 1:  # won for the child's mover, the opponent
+                resist = max(resist, v >> 1)
+            else:
+                fastest = min(fastest, (v >> 1) + 1)
+        n = counter_in[i]
+        values[e] = draw
+        if fastest <= levels:
+            aux[e] = (PENDING_WIN << 14) | fastest
+            push_level[i] = fastest
+            counter[e] = 0
+        elif n == 0 and not drawn:
+            if resist + 1 > levels:
+                status = e
+            aux[e] = (PENDING_LOSS << 14) | (resist + 1)
+            push_level[i] = resist + 1
+            counter[e] = 0
+        else:
+            aux[e] = (UNDECIDED << 14) | (resist + 1)
+            counter[e] = NEVER if drawn else n
+    return status
+
+
+@njit(cache=True)
+def confirm(items, level, values, aux):
+    """The items of a level's list decided at that level (each once): pending verdicts
+    become values; finished entries (level 0) pass as they are."""
+    out = np.empty(len(items), dtype=np.int64)
+    n = 0
+    for e in items:
+        a = aux[e]
+        state = a >> 14
+        if (a & LEVEL_MASK) != level:
+            continue
+        if state == PENDING_WIN:
+            values[e] = 2 * level + 1
+        elif state == PENDING_LOSS:
+            values[e] = 2 * level
+        elif not (state == DONE and level == 0):
+            continue
+        aux[e] = (DONE << 14) | level
+        out[n] = e
+        n += 1
+    return out[:n]
+
+
+@njit(cache=True, parallel=True)
+def apply(children_of, counts, width, lost, level, levels, threads, values, aux, counter,
+          push_entry, push_level, pushed):
+    """Tell the parents (``children_of[i * width:][:counts[i]]``) of a level's decided
+    entries: a lost child makes them win at ``level + 1``, a won one takes one from
+    their counters. Thread t handles the parents p with ``p % threads == t`` (so no two
+    threads touch one entry) and writes what it schedules from ``push_*[t * cap]``;
+    returns -1 or an entry past ``levels`` plies."""
+    cap = len(push_entry) // threads
+    status = -1
+    for t in prange(threads):
+        n = 0
+        for i in range(len(counts)):
+            for k in range(counts[i]):
+                p = children_of[i * width + k]
+                if p % threads != t:
+                    continue
+                a = aux[p]
+                state = a >> 14
+                if state == DONE or state == PENDING_LOSS:
+                    continue
+                if lost[i]:
+                    if state == UNDECIDED or (a & LEVEL_MASK) > level + 1:
+                        if level + 1 > levels:
+                            status = p
+                            continue
+                        aux[p] = (PENDING_WIN << 14) | (level + 1)
+                        push_entry[t * cap + n] = p
+                        push_level[t * cap + n] = level + 1
+                        n += 1
+                elif state == UNDECIDED and counter[p] != NEVER:
+                    counter[p] -= 1
+                    if counter[p] == 0:
+                        at = max(level, (a & LEVEL_MASK) - 1) + 1
+                        if at > levels:
+                            status = p
+                            continue
+                        aux[p] = (PENDING_LOSS << 14) | at
+                        push_entry[t * cap + n] = p
+                        push_level[t * cap + n] = at
+                        n += 1
+        pushed[t] = n
+    return status
+
+
+@njit(cache=True, parallel=True)
+def fill_duplicates(entries, canonical, values):
+    for i in prange(len(entries)):
+        values[entries[i]] = values[canonical[i]]
+
+
+class _Schedule:
+    """The entries to decide, one list per level (chunks of arrays)."""
+
+    def __init__(self) -> None:
+        self.lists: dict[int, list] = {}
+
+    def add(self, entries: np.ndarray, levels: np.ndarray) -> None:
+        keep = levels >= 0
+        if not keep.all():
+            entries, levels = entries[keep], levels[keep]
+        if not len(entries):
+            return
+        order = np.argsort(levels, kind="stable")
+        entries, levels = entries[order], levels[order]
+        bounds = np.flatnonzero(np.diff(levels)) + 1
+        for part_entries, start in zip(np.split(entries, bounds), np.concatenate(([0], bounds))):
+            self.lists.setdefault(int(levels[start]), []).append(part_entries.astype(np.int64))
+
+    def pop(self, level: int) -> np.ndarray:
+        parts = self.lists.pop(level, [])
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+    def __bool__(self) -> bool:
+        return bool(self.lists)
+
+
+CHUNK = 1 << 18
+
+
+def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
+    """Run the scan over the tier in chunks; ``on_chunk(first, finished, counter, counts,
+    slots, entries, width)`` takes each. Entries with more moves out than the width are
+    scanned again with room for all."""
+    width = source.moves_width
+    size = source.size
+    finished = np.empty(CHUNK, dtype=np.int64)
+    counter = np.empty(CHUNK, dtype=np.int64)
+    counts = np.empty(CHUNK, dtype=np.int64)
+    slots = np.empty(CHUNK * width, dtype=np.int64)
+    entries = np.empty(CHUNK * width, dtype=np.int64)
+    duplicates = []
+    for first in range(0, size, CHUNK):
+        stop = min(first + CHUNK, size)
+        n = stop - first
+        bad = source.scan(first, stop, width, finished[:n], counter[:n], counts[:n], slots, entries)
+        if bad >= 0:
+            raise BuildError(f"{source.name}: the moves of entry {bad} do not weigh up (an index bug)")
+        over = np.flatnonzero(counts[:n] > width)
+        on_chunk(first, finished[:n], counter[:n], counts[:n], slots, entries, width)
+        for i in over.tolist():  # rare: more moves out of the tier than the room
+            big = int(counts[i])
+            f1, c1, n1 = (np.empty(1, dtype=np.int64) for _ in range(3))
+            s1, e1 = np.empty(big, dtype=np.int64), np.empty(big, dtype=np.int64)
+            source.scan(first + i, first + i + 1, big, f1, c1, n1, s1, e1)
+            on_chunk(first + i, f1, c1, n1, s1, e1, big)
+        duplicates.append(first + np.flatnonzero(finished[:n] == DUPLICATE))
+    return np.concatenate(duplicates) if duplicates else np.empty(0, dtype=np.int64)
+
+
+def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
+    """The values of a loopy tier (see the module docstring)."""
+    size = source.size
+    levels = min(max_plies(dtype), LEVEL_MASK - 1)
+    draw, invalid = draw_value(dtype), not_a_position(dtype)
+    values = np.empty(size, dtype=dtype)
+    aux = np.empty(size, dtype=np.uint16)
+    counter = np.empty(size, dtype=np.uint8)
+    schedule = _Schedule()
+    children = source.children
+    push_entry = np.empty(CHUNK, dtype=np.int64)
+    push_level = np.empty(CHUNK, dtype=np.int64)
+
+    def on_chunk(first, finished, count_in, counts, slots, entries, width):
+        if count_in.max(initial=0) >= NEVER:
+            raise BuildError(f"{source.name}: an entry has {int(count_in.max())} moves into its tier, "
+                             f"more than the solver's counters hold ({NEVER - 1})")
+        n = len(finished)
+        status = absorb(first, finished, count_in, counts, slots, entries, width, children, draw,
+                        invalid, levels, values, aux, counter, push_entry[:n], push_level[:n])
+        _check(status, source, levels)
+        schedule.add(push_entry[:n].copy(), push_level[:n].copy())
+        if advance is not None:
+            advance(n)
+
+    duplicates = _scan_chunks(source, dtype, on_chunk)
+    threads = numba.get_num_threads()
+    width = source.parents_width
+    batch = max(1, CHUNK // 4)
+    found = np.empty(batch * width, dtype=np.int64)
+    counts = np.empty(batch, dtype=np.int64)
+    cap = batch * width
+    out_entry = np.empty(threads * cap, dtype=np.int64)
+    out_level = np.empty(threads * cap, dtype=np.int64)
+    pushed = np.empty(threads, dtype=np.int64)
+    level = 0
+    while schedule:
+        items = confirm(schedule.pop(level), level, values, aux)
+        for start in range(0, len(items), batch):
+            part = items[start:start + batch]
+            n = len(part)
+            source.parents(part, width, found, counts[:n])
+            lost = (values[part] & 1) == 0
+            status = apply(found, counts[:n], width, lost, level, levels, threads, values, aux,
+                           counter, out_entry, out_level, pushed)
+            _check(status, source, levels)
+            for t in range(threads):
+                k = int(pushed[t])
+                schedule.add(out_entry[t * cap:t * cap + k].copy(), out_level[t * cap:t * cap + k].copy())
+        level += 1
+    if len(duplicates):
+        fill_duplicates(duplicates, source.canonical_of(duplicates), values)
+    return values
+
+
+def solve_acyclic(source: TierKernels, dtype, advance=None) -> np.ndarray:
+    """The values of a tier none of whose moves lead back into it: each entry's from its
+    children's, one scan."""
+    levels = min(max_plies(dtype), LEVEL_MASK - 1)
+    draw, invalid = draw_value(dtype), not_a_position(dtype)
+    values = np.empty(source.size, dtype=dtype)
+    aux = np.empty(source.size, dtype=np.uint16)
+    counter = np.empty(source.size, dtype=np.uint8)
+    push_entry = np.empty(CHUNK, dtype=np.int64)
+    push_level = np.empty(CHUNK, dtype=np.int64)
+
+    def on_chunk(first, finished, count_in, counts, slots, entries, width):
+        if count_in.any():
+            raise BuildError(f"{source.name}: a move leads back into the tier, which is not loopy")
+        n = len(finished)
+        status = absorb(first, finished, count_in, counts, slots, entries, width, source.children,
+                        draw, invalid, levels, values, aux, counter, push_entry[:n], push_level[:n])
+        _check(status, source, levels)
+        if advance is not None:
+            advance(n)
+
+    duplicates = _scan_chunks(source, dtype, on_chunk)
+    _settle(values, aux)
+    if len(duplicates):
+        fill_duplicates(duplicates, source.canonical_of(duplicates), values)
+    return values
+
+
+@njit(cache=True, parallel=True)
+def _settle(values, aux):
+    """Pending verdicts of an acyclic tier become values (nothing can change them)."""
+    for e in prange(len(values)):
+        a = aux[e]
+        state = a >> 14
+        if state == PENDING_WIN:
+            values[e] = 2 * (a & LEVEL_MASK) + 1
+        elif state == PENDING_LOSS:
+            values[e] = 2 * (a & LEVEL_MASK)
+
+
+def _check(status: int, source: TierKernels, levels: int) -> None:
+    if status == -2:
+        raise BuildError(f"{source.name}: a move leads into an entry that is not a position: the "
+                         "game's index is wrong")
+    if status >= 0:
+        raise BuildError(f"{source.name}: entry {status} needs a distance of more than {levels} plies")

@@ -1,0 +1,441 @@
+"""Nine men's morris, and the same game with fewer pieces (``--pieces P`` or ``W,B``).
+
+Rules (Gasser's, as the published solutions and Malom's standard variant play them):
+24 points on three concentric squares joined at the midpoints of their sides; 16
+mills (the 12 sides of the squares and the 4 half-midlines such as a4-b4-c4). Each
+player has 9 pieces in hand (or the variant's counts); the players move in turn,
+White first. A player with pieces in hand places one on an empty point; a player
+without slides a piece to an adjacent empty point, or flies it to any empty point
+when it has exactly 3 on the board. A move that completes a mill of the mover's
+removes an opponent piece not in a mill, or any when all are; two mills at once
+remove one piece. A player with fewer than 3 pieces (board and hand together) has
+lost, and so has a player to move without a legal move; play that never ends is a
+draw.
+
+The open cases, decided as Malom's move generator (Gévay and Danner's solutions) does:
+
+* a move that completes a mill when the opponent has no piece on the board (only
+  possible while pieces are placed) has nothing to remove and is not a legal move;
+* with unequal counts, a player whose hand is empty moves a piece on the board while
+  the other still places (turns alternate throughout).
+
+Positions are stored from the side to move's point of view (:mod:`.sectors`,
+:mod:`.nine_rules`): one colour, the 16 symmetries folded into the index. A moving-
+phase tier is a pair of sectors (the mover's and the other's pieces on the board,
+``a`` and ``b``, and ``b`` and ``a``), solved together by the engine's un-move solver;
+the placement sectors are acyclic tiers.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+
+from ...errors import PositionError, SideError, counted
+from ..protocol import OPEN, Expansion, TierKernels
+from . import Morris, Position, Side, nine_rules
+from .boards import NINE
+from .sectors import POINTS, Tables, sector_size, tables
+
+MOVING = "moving"
+MIN_PIECES, MAX_PIECES = 3, 9
+
+
+def _variants() -> tuple[str, ...]:
+    equal = tuple(str(p) for p in range(MAX_PIECES, MIN_PIECES - 1, -1))
+    unequal = tuple(f"{w},{b}" for w in range(MAX_PIECES, MIN_PIECES - 1, -1)
+                    for b in range(MAX_PIECES, MIN_PIECES - 1, -1) if w != b)
+    return equal + unequal
+
+
+def pieces_of(variant: str) -> tuple[int, int]:
+    """``(white, black)`` pieces of a variant (``"9"``, ``"5,4"``)."""
+    parts = variant.split(",")
+    return (int(parts[0]), int(parts[-1]))
+
+
+class Sector(NamedTuple):
+    mover_hand: int
+    other_hand: int
+    mover_on: int
+    other_on: int
+
+
+def _turns(white: int, black: int):
+    """``(white_hand, black_hand, side, white_placed, black_placed)`` at every ply until
+    both hands are empty (then once more with the other side to move)."""
+    t = 0
+    while True:
+        placed_w = min(white, (t + 1) // 2)
+        placed_b = min(black, t // 2)
+        yield white - placed_w, black - placed_b, t % 2, placed_w, placed_b
+        if placed_w == white and placed_b == black and t % 2 == 1:
+            return
+        t += 1
+
+
+class NineMensMorris(Morris):
+    """Nine men's morris: 9 pieces each (or fewer) on three squares; flying with 3."""
+
+    name = "nine-mens-morris"
+    title = "Nine men's morris"
+    description = ("9 pieces each on three squares joined at their midpoints; mills remove "
+                   "pieces; a player with 3 pieces flies")
+    spec = NINE
+    lines_win = False
+    value_dtype = np.uint16
+    relative_values = True
+    variants = _variants()
+    compressed_fraction = 0.5
+    gzip_level = 1
+    notation_example = "W 9 9 ... ... ... ...... ... ... ..."
+    references = (
+        {"title": "Nine men's morris (Wikipedia)", "url": "https://en.wikipedia.org/wiki/Nine_men%27s_morris"},
+        {"title": "R. Gasser, Solving Nine Men's Morris (1996)",
+         "url": "https://library.slmath.org/books/Book29/files/gasser.pdf"},
+        {"title": "G. E. Gévay, G. Danner, Calculating Ultra-Strong and Extended Solutions for "
+                  "Nine Men's Morris, Morabaraba, and Lasker Morris (2015)",
+         "url": "https://arxiv.org/abs/1408.0032"},
+    )
+    rules = ("White moves first. Each player has 9 pieces in hand (or the variant's counts), placed "
+             "alternately on the 24 points of three concentric squares joined at the midpoints of "
+             "their sides; a player with no piece in hand slides one to an adjacent empty point, or "
+             "flies it to any empty point with exactly 3 on the board. A move completing a mill (a "
+             "side of a square or a half-midline) removes one opponent piece not in a mill, or any "
+             "if all are (one for two mills); with no opponent piece on the board such a move is "
+             "not allowed. A player with fewer than 3 pieces, board and hand together, or with no "
+             "legal move when to move, loses; play that never ends is a draw.")
+    notation = ("Positions are written like 'W 9 9 ... ... ... ...... ... ... ...': the side to move "
+                "(W or B), White's and Black's pieces in hand, then the points row by row from row "
+                "1: a1 d1 g1 / b2 d2 f2 / c3 d3 e3 / a4 b4 c4 e4 f4 g4 / c5 d5 e5 / b6 d6 f6 / a7 d7 "
+                "g7; W white, B black, . empty. Moves: a placement 'd2', a slide 'd2-d3', a flight "
+                "'a1-g7', a removal appended 'd2-d3xg7'.")
+
+    def __init__(self, variant: str = "9") -> None:
+        self.white_pieces, self.black_pieces = pieces_of(variant)
+        self.pieces = max(self.white_pieces, self.black_pieces)
+        super().__init__(variant)
+        self.file_stem = (self.name if variant == "9" else
+                          f"{self.name}-{variant.replace(',', '-')}")
+        self.stage = None  # every tier; MOVING for the moving phase only
+
+    # --- the tiers of this game -----------------------------------------------------
+
+    @cached_property
+    def _layout(self):
+        """Sectors (with the colours they occur in), tiers in solving order, tables."""
+        occurs: dict[Sector, set] = {}
+        for wh, bh, side, placed_w, placed_b in _turns(self.white_pieces, self.black_pieces):
+            if side == 0:
+                mh, oh, most_m, most_o = wh, bh, placed_w, placed_b
+            else:
+                mh, oh, most_m, most_o = bh, wh, placed_b, placed_w
+            for m in range(most_m + 1):
+                for o in range(most_o + 1):
+                    if m + mh >= 3 and o + oh >= 3 and m + o <= POINTS:
+                        occurs.setdefault(Sector(mh, oh, m, o), set()).add(side)
+        groups: dict = {}
+        for sector in occurs:
+            mh, oh, m, o = sector
+            key = (0, 0, max(m, o), min(m, o)) if mh == oh == 0 else tuple(sector)
+            groups.setdefault(key, []).append(sector)
+        for key, members in groups.items():
+            members.sort(key=lambda s: (s.mover_on != key[2], s))  # (a, b) before (b, a)
+        tier_number = np.full((MAX_PIECES + 1, MAX_PIECES + 1, POINTS + 1, POINTS + 1), -1,
+                              dtype=np.int64)
+        sector_offset = np.zeros_like(tier_number)
+        index = tables()
+        keys = list(groups)
+        sizes = {}
+        for key in keys:
+            offset = 0
+            for sector in groups[key]:
+                sector_offset[sector] = offset
+                offset += sector_size(index, sector.mover_on, sector.other_on)
+            sizes[key] = offset
+        order = _solving_order(keys, {k: self._child_keys(groups[k], groups, occurs) for k in keys})
+        for number, key in enumerate(order):
+            for sector in groups[key]:
+                tier_number[sector] = number
+        for table in (tier_number, sector_offset):
+            table.setflags(write=False)
+        children = {k: self._child_keys(groups[k], groups, occurs) for k in order}
+        return order, groups, occurs, sizes, tier_number, sector_offset, children
+
+    @staticmethod
+    def _child_keys(sectors, groups, occurs) -> tuple:
+        found = []
+        for mh, oh, m, o in sectors:
+            hand = mh - 1 if mh > 0 else 0
+            on = m + 1 if mh > 0 else m
+            for taken in (0, 1):
+                child = Sector(oh, hand, o - taken, on)
+                if child.mover_on < 0 or child.mover_on + child.mover_hand < 3:
+                    continue  # lost at once: not stored
+                key = ((0, 0, max(child.mover_on, child.other_on), min(child.mover_on, child.other_on))
+                       if child.mover_hand == child.other_hand == 0 else tuple(child))
+                if key not in groups:
+                    continue  # no move leads there in this game (checked by the kernels)
+                if key not in found:
+                    found.append(key)
+        own = ((0, 0, max(sectors[0][2], sectors[0][3]), min(sectors[0][2], sectors[0][3]))
+               if sectors[0][0] == sectors[0][1] == 0 else tuple(sectors[0]))
+        return tuple(k for k in found if k != own)
+
+    def tiers(self) -> list:
+        order = self._layout[0]
+        if self.stage == MOVING:
+            return [t for t in order if t[0] == t[1] == 0]
+        return list(order)
+
+    def tier_name(self, tier) -> str:
+        mh, oh, m, o = tier
+        if mh == oh == 0:
+            return f"moving_{m}_{o}"
+        return f"hand_{mh}_{oh}_board_{m}_{o}"
+
+    def tier_size(self, tier) -> int:
+        return self._layout[3][tuple(tier)]
+
+    def sectors_of(self, tier) -> list[Sector]:
+        return self._layout[1][tuple(tier)]
+
+    def positions_in(self, tier) -> int:
+        occurs = self._layout[2]
+        return sum(len(occurs[s]) * comb(POINTS, s.other_on) * comb(POINTS - s.other_on, s.mover_on)
+                   for s in self.sectors_of(tier))
+
+    def child_tiers(self, tier) -> tuple:
+        return self._layout[6][tuple(tier)]
+
+    def loopy(self, tier) -> bool:
+        return tier[0] == tier[1] == 0
+
+    # --- positions ------------------------------------------------------------------
+
+    def _stored(self, position: Position) -> tuple[int, int, int, int]:
+        """``(mover, other, mover_hand, other_hand)``: the position as stored."""
+        if position.side is Side.WHITE:
+            return position.white, position.black, position.white_hand, position.black_hand
+        return position.black, position.white, position.black_hand, position.white_hand
+
+    def finished_code(self, position: Position) -> int:
+        mover, other, mh, oh = self._stored(position)
+        b = self.board
+        lost = nine_rules.finished(mover, other, mh, oh, b.neighbours, b.lines, b.lines_through)
+        if lost == OPEN:
+            return OPEN
+        return 1 if position.side is Side.BLACK else 0  # the winner is the other side
+
+    def move_rows(self, position: Position) -> np.ndarray:
+        mover, other, mh, oh = self._stored(position)
+        b = self.board
+        out = np.empty((24 * 24 * 9, 3), dtype=np.int64)
+        count = nine_rules.legal_moves(mover, other, mh, oh, b.neighbours, b.lines,
+                                       b.lines_through, out)
+        return out[:count]
+
+    def flies(self, position: Position) -> bool:
+        mover, _, mh, _ = self._stored(position)
+        return mh == 0 and mover.bit_count() == 3
+
+    def start(self) -> Position:
+        return Position(self.position_key, Side.WHITE, 0, 0, self.white_pieces, self.black_pieces)
+
+    @cached_property
+    def _turn_states(self) -> set:
+        return {(wh, bh, side) for wh, bh, side, _, _ in _turns(self.white_pieces, self.black_pieces)}
+
+    def check(self, position: Position) -> None:
+        if not isinstance(position.side, Side):
+            raise SideError(f"side to move must be a morris Side, not {position.side!r}")
+        full = self.board.full
+        for bb in (position.white, position.black):
+            if bb < 0 or bb & ~full:
+                raise PositionError(f"a piece lies off the {self.title} board")
+        if position.white & position.black:
+            raise PositionError("a point holds both a white and a black piece")
+        for name, hand, on, most in (("White", position.white_hand, position.white.bit_count(), self.white_pieces),
+                                     ("Black", position.black_hand, position.black.bit_count(), self.black_pieces)):
+            if not 0 <= hand <= most:
+                shown = counted(hand, "piece") if abs(hand) < 10 ** 9 else "far too many pieces"
+                raise PositionError(f"{name} has {shown} in hand: {self._pieces_words()}")
+            if hand + on > most:
+                raise PositionError(f"{name} has {counted(on, 'piece')} on the board and {hand} in hand: "
+                                    f"more than the {most} {name} has ({self._pieces_words()})")
+        state = (position.white_hand, position.black_hand, position.side.code)
+        if state not in self._turn_states:
+            sides = {side for wh, bh, side in self._turn_states
+                     if (wh, bh) == (position.white_hand, position.black_hand)}
+            if not sides:
+                raise SideError(f"with {position.white_hand} white and {position.black_hand} black "
+                                "pieces in hand no one can be to move: they place in turn, White first")
+            expected = Side.from_code(next(iter(sides)))
+            raise SideError(f"{position.side.title} is not to move: with {position.white_hand} white "
+                            f"and {position.black_hand} black pieces in hand, {expected.title} moves next")
+        totals = (position.white.bit_count() + position.white_hand,
+                  position.black.bit_count() + position.black_hand)
+        other = 1 - position.side.code
+        if totals[other] < 3 or totals[position.side.code] < 2:
+            raise PositionError(f"{Side.from_code(other).title} has {counted(totals[other], 'piece')} and "
+                                f"{position.side.title} {totals[position.side.code]}: the game "
+                                "ends as soon as a player is left with 2")
+
+    def _pieces_words(self) -> str:
+        if self.white_pieces == self.black_pieces:
+            return f"{self.title} has {self.white_pieces} each"
+        return f"this game gives White {self.white_pieces} and Black {self.black_pieces}"
+
+    # --- the index --------------------------------------------------------------------
+
+    @property
+    def index_tables(self) -> Tables:
+        return tables()
+
+    def tier_of(self, position: Position):
+        mover, other, mh, oh = self._stored(position)
+        m, o = mover.bit_count(), other.bit_count()
+        if mh == oh == 0:
+            return (0, 0, max(m, o), min(m, o))
+        return (mh, oh, m, o)
+
+    def stored(self, position: Position) -> bool:
+        """Whether the database holds the position (not one whose mover has just lost)."""
+        mover, _, mh, _ = self._stored(position)
+        return mover.bit_count() + mh >= 3
+
+    def index(self, position: Position) -> int:
+        if not self.stored(position):
+            return -1
+        mover, other, mh, oh = self._stored(position)
+        t = self.index_tables
+        offset = int(self._layout[5][mh, oh, mover.bit_count(), other.bit_count()])
+        entry, _ = _sector_entry(mover, other, t)
+        return offset + int(entry)
+
+    def position_at(self, tier, entry: int) -> Position | None:
+        """The position stored at ``entry``, with White to move (its colour-swapped image
+        stands for the same value with Black to move)."""
+        t = self.index_tables
+        mover, other, mh, oh, canonical = nine_rules.decode(
+            int(entry), self._sector_table(tier), t.set_class, t.set_sym, t.class_base,
+            t.class_count, t.representatives, t.stabiliser, t.sym_bytes, t.binomial)
+        for side in (Side.WHITE, Side.BLACK):
+            white, black, wh, bh = ((mover, other, mh, oh) if side is Side.WHITE
+                                    else (other, mover, oh, mh))
+            try:
+                return Position(self.position_key, side, int(white), int(black), int(wh), int(bh))
+            except PositionError:
+                continue
+        return None
+
+    def _sector_table(self, tier) -> np.ndarray:
+        rows = [(s.mover_hand, s.other_hand, s.mover_on, s.other_on,
+                 int(self._layout[5][s])) for s in self.sectors_of(tier)]
+        return np.array(rows, dtype=np.int64)
+
+    def value_for(self, position: Position, stored: int) -> int:
+        """The value of ``position`` (first side = White) from its stored value (side to
+        move's view)."""
+        if position.side is Side.WHITE or stored >= np.iinfo(self.value_dtype).max - 1:
+            return stored
+        return stored ^ 1
+
+    # --- solving ----------------------------------------------------------------------
+
+    def _kernel_tables(self, tier):
+        t = self.index_tables
+        b = self.board
+        order, _, _, _, tier_number, sector_offset, _ = self._layout
+        slots = (tuple(tier), *self.child_tiers(tier))
+        slot_of_tier = np.full(len(order), -1, dtype=np.int64)
+        for slot, key in enumerate(slots):
+            slot_of_tier[order.index(key)] = slot
+        return (self._sector_table(tier), b.neighbours, b.lines, b.lines_through, tier_number,
+                sector_offset, slot_of_tier, t.set_class, t.set_sym, t.class_base, t.class_count,
+                t.representatives, t.stabiliser, t.sym_bytes, t.binomial), slots
+
+    def expand(self, tier) -> Expansion:
+        """The explicit expansion (the engine's explicit solvers; small tiers and tests):
+        one side (the stored mover, code 0), duplicates marked not a position, children
+        lost at once in a last slot (see :meth:`child_values`)."""
+        args, slots = self._kernel_tables(tier)
+        size = self.tier_size(tier)
+        finished = np.empty(size, dtype=np.int64)
+        counts = np.empty(size, dtype=np.int64)
+        nine_rules.expand_counts(0, size, *args, finished, counts)
+        starts = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        child_slot = np.empty(int(starts[-1]), dtype=np.int64)
+        child_entry = np.empty(int(starts[-1]), dtype=np.int64)
+        nine_rules.expand_children(0, size, *args, finished, starts, child_slot, child_entry)
+        child_slot[child_slot < 0] = len(slots)  # the terminal slot, after the child tiers
+        from ...values import not_a_position
+        finished32 = finished.astype(np.int32)
+        finished32[finished == nine_rules.DUPLICATE] = not_a_position(self.value_dtype)
+        return Expansion((*slots, LOST), np.zeros(size, dtype=np.int8), finished32, starts,
+                         child_slot.astype(np.int8), child_entry)
+
+    def canonical_entries(self, tier, entries: np.ndarray) -> np.ndarray:
+        """The canonical entry of the position at each of ``entries``."""
+        t = self.index_tables
+        sectors = self._sector_table(tier)
+        out = np.empty(len(entries), dtype=np.int64)
+        nine_rules.canonical_entries(np.ascontiguousarray(entries, dtype=np.int64), sectors,
+                                     t.set_class, t.set_sym, t.class_base, t.class_count,
+                                     t.representatives, t.stabiliser, t.sym_bytes, t.binomial, out)
+        return out
+
+    def tier_kernels(self, tier, children: dict) -> TierKernels:
+        args, slots = self._kernel_tables(tier)
+        home = self._layout[0].index(tuple(tier))
+        (sectors, neighbours, lines, lines_through, tier_number, sector_offset, slot_of_tier,
+         set_class, set_sym, class_base, class_count, reps, stab, sym_bytes, binomial) = args
+
+        def scan(first, stop, width, finished, counter, counts, child_slot, child_entry):
+            return nine_rules.scan(first, stop, home, *args, width, finished, counter, counts,
+                                   child_slot, child_entry)
+
+        def parents(entries, width, out, counts):
+            nine_rules.parents(entries, sectors, neighbours, lines, lines_through, tier_number,
+                               sector_offset, set_class, set_sym, class_base, class_count, reps,
+                               stab, sym_bytes, binomial, width, out, counts)
+
+        values = tuple(np.asarray(children[key]) for key in slots[1:])
+        if not values:  # the kernels index a tuple of arrays: never an empty one
+            values = (np.zeros(1, dtype=self.value_dtype),)
+        return TierKernels(self.tier_size(tier), scan, parents if self.loopy(tier) else None,
+                           values, 64, 3 * 21, lambda e: self.canonical_entries(tier, e),
+                           f"{self.full_name} tier {self.tier_name(tier)}")
+
+
+LOST = "lost"  # the expansion's last slot: a child whose mover has fewer than 3 pieces
+
+
+def _sector_entry(mover: int, other: int, t: Tables) -> tuple[int, int]:
+    from .sectors import sector_entry
+
+    return sector_entry(mover, other, t.set_class, t.set_sym, t.class_base, t.representatives,
+                        t.stabiliser, t.sym_bytes, t.binomial)
+
+
+def _solving_order(keys: list, children: dict) -> list:
+    """The tiers, each after its children (depth first, in a stable order)."""
+    done: list = []
+    seen: set = set()
+
+    def visit(key, path=()):
+        if key in seen:
+            return
+        for child in children[key]:
+            visit(child)
+        seen.add(key)
+        done.append(key)
+
+    for key in sorted(keys, key=lambda k: (k[0] + k[1], k[2] + k[3], k)):
+        visit(key)
+    return done

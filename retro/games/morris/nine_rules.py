@@ -1,0 +1,362 @@
+"""Nine men's morris on the one-colour index (jitted): moves, un-moves, tier kernels.
+
+A position is ``(mover, other, mover_hand, other_hand)``: the side to move's pieces and
+the other side's (bitboards of the 24 points), and their pieces in hand. The rules:
+
+* a player with fewer than 3 pieces (board and hand together) when it is to move has
+  lost, and so has a player to move without a legal move;
+* a player with pieces in hand places one on an empty point; a player without
+  slides a piece to an adjacent empty point, or, with exactly 3 pieces on the board
+  (and none in hand), flies it to any empty point (whatever the opponent holds in
+  hand: the player without pieces in hand moves while the other still places, as in
+  Gévay and Danner's extended solution);
+* a move whose destination completes a mill of the mover's removes one opponent
+  piece, one not in a mill unless all are (one for two mills at once), each choice of
+  removal its own move. When the opponent has no piece on the board such a move has
+  nothing to remove and is not a legal move (Malom's move generator, which the
+  published solutions use, has no such move).
+
+Values are stored from the side to move's point of view: ``2 * plies + 1`` when the
+side to move wins, ``2 * plies`` when it loses (the encoding of :mod:`retro.values`
+with the side to move as the first side).
+
+Tiers (:mod:`retro.games.morris.nine`): a moving-phase tier is the pair of sectors
+``(0, 0, a, b)`` and ``(0, 0, b, a)`` (slides go back and forth between them); every
+other sector is a tier of its own. ``tier_number[mh, oh, m, o]`` is a sector's tier
+(-1 when the game has no such sector) and ``sector_offset[...]`` where the sector's
+entries start in its tier. A child whose mover has fewer than 3 pieces is not
+stored: it is the terminal child (value 0, lost for its mover).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...bits import lowest_bit_index, popcount
+from .rules import closes_mill, removals
+from .sectors import ALL, POINTS, canonical, image, sector_entry, spread, squeezed_rank
+
+OPEN = -1
+DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
+TERMINAL = -1  # the child tier of a child lost at once (its mover has fewer than 3 pieces)
+
+# What a move visit does with each move.
+COUNT, LIST, EXPAND, SCAN = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _targets(mover, empty, source, hand, neighbours):
+    """The points a piece at ``source`` may go to (every empty point when flying)."""
+    if popcount(mover) == 3 and hand == 0:
+        return empty
+    return neighbours[source] & empty
+
+
+@njit(cache=True, inline="always")
+def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_class,
+           set_sym, class_base, representatives, stabiliser, sym_bytes, binomial):
+    """``(tier, entry in the tier, stabiliser order)`` of the position after a move
+    (``after``: the mover's pieces, ``left``: the other's, hands after the move); tier
+    TERMINAL when the new side to move (the other) has fewer than 3 pieces."""
+    m = popcount(left)
+    o = popcount(after)
+    if m + other_hand < 3:
+        return TERMINAL, 0, 1
+    tier = tier_number[other_hand, mover_hand, m, o]
+    entry, order = sector_entry(left, after, set_class, set_sym, class_base, representatives,
+                                stabiliser, sym_bytes, binomial)
+    return tier, sector_offset[other_hand, mover_hand, m, o] + entry, order
+
+
+@njit(cache=True)
+def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, mode, home,
+          tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
+          representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry, moves, at,
+          limit):
+    """Every legal move of a position, as ``mode`` says:
+
+    * COUNT: only count them;
+    * LIST: write each as (source point or -1, target, removed point or -1) in ``moves``;
+    * EXPAND: write each child as (slot of its tier, entry) at ``at`` (slot -1: lost at once);
+    * SCAN: children in tier ``home`` are not written but weighed (the order of their
+      stabiliser, summed into the return value's high part); the others written as in
+      EXPAND.
+
+    At most ``limit`` moves are written (all are counted). Returns the moves written (or
+    counted) plus, in SCAN mode, 2**32 times the weight of
+    the moves into ``home``."""
+    empty = ALL & ~(mover | other)
+    count = 0
+    weight = 0
+    s = -1
+    takeable = removals(other, lines)
+    if mover_hand > 0:
+        sources = np.int64(0)  # placements: one pass with source 0
+        placing = True
+    else:
+        sources = mover
+        placing = False
+    while True:
+        if placing:
+            source_bit = np.int64(0)
+            targets = empty
+        else:
+            if not sources:
+                break
+            s = lowest_bit_index(sources)
+            sources &= sources - 1
+            source_bit = np.int64(1) << s
+            targets = _targets(mover, empty, s, mover_hand, neighbours)
+        new_hand = mover_hand - 1 if placing else mover_hand
+        while targets:
+            t = lowest_bit_index(targets)
+            targets &= targets - 1
+            after = (mover ^ source_bit) | (np.int64(1) << t)
+            if closes_mill(after, t, lines, lines_through):
+                taken = takeable  # nothing to take: no move
+            else:
+                taken = np.int64(-1)  # no removal
+            while taken:
+                if taken == -1:
+                    r = np.int64(0)
+                    taken = 0
+                else:
+                    r = taken & -taken
+                    taken ^= r
+                if mode == COUNT:
+                    count += 1
+                    continue
+                if mode == LIST:
+                    if count >= limit:
+                        count += 1
+                        continue
+                    moves[at + count, 0] = s if not placing else -1
+                    moves[at + count, 1] = t
+                    moves[at + count, 2] = lowest_bit_index(r) if r else -1
+                    count += 1
+                    continue
+                tier, entry, order = _child(after, other ^ r, new_hand, other_hand, tier_number,
+                                            sector_offset, set_class, set_sym, class_base,
+                                            representatives, stabiliser, sym_bytes, binomial)
+                if mode == SCAN and tier == home:
+                    weight += order
+                    continue
+                if count < limit:
+                    child_slot[at + count] = -1 if tier == TERMINAL else slot_of_tier[tier]
+                    child_entry[at + count] = entry
+                count += 1
+        if placing:
+            break
+    return count + (weight << 32)
+
+
+@njit(cache=True)
+def count_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_through):
+    """How many legal moves the side to move has."""
+    dummy = np.empty(0, dtype=np.int64)
+    none = np.empty((1, 1, 1, 1), dtype=np.int64)
+    return visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, COUNT,
+                 -1, none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8),
+                 dummy, dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
+                 np.empty((1, 1), dtype=np.int64), dummy, dummy,
+                 np.empty((1, 3), dtype=np.int64), 0, 0)
+
+
+@njit(cache=True)
+def finished(mover, other, mover_hand, other_hand, neighbours, lines, lines_through):
+    """0 when the side to move has lost (fewer than 3 pieces, or no legal move), else OPEN."""
+    if popcount(mover) + mover_hand < 3:
+        return 0
+    if count_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_through) == 0:
+        return 0
+    return OPEN
+
+
+@njit(cache=True)
+def legal_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, moves):
+    """The legal moves as rows (source or -1, target, removed or -1); how many."""
+    dummy = np.empty(0, dtype=np.int64)
+    none = np.empty((1, 1, 1, 1), dtype=np.int64)
+    return visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, LIST, -1,
+                 none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8), dummy,
+                 dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
+                 np.empty((1, 1), dtype=np.int64), dummy, dummy, moves, 0, len(moves))
+
+
+# --- entries of a tier -----------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def decode(entry, sectors, set_class, set_sym, class_base, class_count, representatives,
+           stabiliser, sym_bytes, binomial):
+    """``(mover, other, mover_hand, other_hand, canonical)`` at ``entry`` of a tier whose
+    sectors are the rows ``(mh, oh, m, o, offset)`` of ``sectors``."""
+    i = sectors.shape[0] - 1
+    while sectors[i, 4] > entry:
+        i -= 1
+    mh, oh, m, o = sectors[i, 0], sectors[i, 1], sectors[i, 2], sectors[i, 3]
+    local = entry - sectors[i, 4]
+    per_class = binomial[POINTS - o, m]
+    klass = local // per_class
+    rank = local - klass * per_class
+    rep = representatives[class_base[o] + klass]
+    mover = spread(rank, m, rep, binomial)
+    stab = stabiliser[class_base[o] + klass]
+    is_canonical = True
+    if stab != 1:
+        rest = stab & (stab - 1)
+        while rest:
+            h = lowest_bit_index(rest)
+            rest &= rest - 1
+            if image(mover, h, sym_bytes) < mover:
+                is_canonical = False
+                break
+    return mover, rep, mh, oh, is_canonical
+
+
+@njit(cache=True, parallel=True)
+def expand_counts(first, stop, sectors, neighbours, lines, lines_through, tier_number,
+                  sector_offset, slot_of_tier, set_class, set_sym, class_base, class_count,
+                  representatives, stabiliser, sym_bytes, binomial, finished_out, counts_out):
+    """Pass 1 of the explicit expansion of entries ``first..stop-1``: each entry's
+    finished value (0 lost, OPEN, DUPLICATE) and move count."""
+    for i in prange(stop - first):
+        mover, other, mh, oh, is_canonical = decode(first + i, sectors, set_class, set_sym,
+                                                    class_base, class_count, representatives,
+                                                    stabiliser, sym_bytes, binomial)
+        counts_out[i] = 0
+        if not is_canonical:
+            finished_out[i] = DUPLICATE
+            continue
+        n = 0
+        if popcount(mover) + mh >= 3:
+            n = count_moves(mover, other, mh, oh, neighbours, lines, lines_through)
+        finished_out[i] = OPEN if n else 0
+        counts_out[i] = n
+
+
+@njit(cache=True, parallel=True)
+def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier_number,
+                    sector_offset, slot_of_tier, set_class, set_sym, class_base, class_count,
+                    representatives, stabiliser, sym_bytes, binomial, finished_in, starts,
+                    child_slot, child_entry):
+    """Pass 2: every move of every open entry, as (slot, entry) from ``starts[i]``."""
+    for i in prange(stop - first):
+        if finished_in[i] != OPEN:
+            continue
+        mover, other, mh, oh, _ = decode(first + i, sectors, set_class, set_sym, class_base,
+                                         class_count, representatives, stabiliser, sym_bytes,
+                                         binomial)
+        visit(mover, other, mh, oh, neighbours, lines, lines_through, EXPAND, -1, tier_number,
+              sector_offset, slot_of_tier, set_class, set_sym, class_base, representatives,
+              stabiliser, sym_bytes, binomial, child_slot, child_entry,
+              np.empty((1, 3), dtype=np.int64), starts[i], starts[i + 1] - starts[i])
+
+
+@njit(cache=True, parallel=True)
+def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
+         slot_of_tier, set_class, set_sym, class_base, class_count, representatives, stabiliser,
+         sym_bytes, binomial, width, finished_out, counter_out, counts_out, child_slot,
+         child_entry):
+    """Pass A of the un-move solver over entries ``first..stop-1``: each entry's
+    finished value (0, OPEN, DUPLICATE), its counter of moves into its own tier (each
+    move weighed by its child's stabiliser order, divided by the entry's own: the
+    un-moves of its children reach it exactly that often), and its moves out of the
+    tier as (slot, entry) at ``i * width`` (``counts_out[i]`` of them). Returns -1, or
+    an entry whose weights do not divide (a bug of the index)."""
+    bad = -1
+    for i in prange(stop - first):
+        entry = first + i
+        mover, other, mh, oh, is_canonical = decode(entry, sectors, set_class, set_sym,
+                                                    class_base, class_count, representatives,
+                                                    stabiliser, sym_bytes, binomial)
+        counts_out[i] = 0
+        counter_out[i] = 0
+        if not is_canonical:
+            finished_out[i] = DUPLICATE
+            continue
+        if popcount(mover) + mh < 3:
+            finished_out[i] = 0
+            continue
+        both = visit(mover, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
+                     tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
+                     representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry,
+                     np.empty((1, 3), dtype=np.int64), i * width, width)
+        counts_out[i] = both & 0xFFFFFFFF
+        weight = both >> 32
+        finished_out[i] = OPEN if both else 0  # no legal move: lost
+        _, _, _, order = canonical(mover, other, set_class, set_sym, class_base, representatives,
+                                   stabiliser, sym_bytes)
+        if weight % order:
+            bad = entry
+        counter_out[i] = weight // order
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
+            set_class, set_sym, class_base, class_count, representatives, stabiliser, sym_bytes,
+            binomial, width, out, counts):
+    """The un-moves of moving-phase entries (positions with both hands empty): for each,
+    the entries of the positions with a slide or a flight to it that closes no mill
+    (so of the same tier), at ``out[i * width:]``, ``counts[i]`` of them. A parent with
+    several moves to symmetric images of the position appears once per move."""
+    for i in prange(len(entries)):
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_class, set_sym, class_base,
+                                         class_count, representatives, stabiliser, sym_bytes,
+                                         binomial)
+        # The parent: the other side (to move there) moved a piece from s to t.
+        m = popcount(other)
+        o = popcount(mover)
+        offset = sector_offset[0, 0, m, o]
+        k = o
+        g = set_sym[mover]
+        klass = set_class[mover]
+        rep = representatives[class_base[k] + klass]
+        stab = stabiliser[class_base[k] + klass]
+        per_class = binomial[POINTS - k, m]
+        empty = ALL & ~(mover | other)
+        flying = m == 3
+        n = 0
+        rest = other
+        while rest:
+            t = lowest_bit_index(rest)
+            rest &= rest - 1
+            if closes_mill(other, t, lines, lines_through):
+                continue  # the move to t closed a mill: it removed a piece, from another tier
+            sources = empty if flying else neighbours[t] & empty
+            while sources:
+                s = lowest_bit_index(sources)
+                sources &= sources - 1
+                before = other ^ (np.int64(1) << t) ^ (np.int64(1) << s)
+                moved = image(before, g, sym_bytes)
+                best = moved
+                if stab != 1:
+                    others = stab & (stab - 1)
+                    while others:
+                        h = lowest_bit_index(others)
+                        others &= others - 1
+                        candidate = image(moved, h, sym_bytes)
+                        if candidate < best:
+                            best = candidate
+                out[i * width + n] = offset + klass * per_class + squeezed_rank(best, rep, binomial)
+                n += 1
+        counts[i] = n
+
+
+@njit(cache=True, parallel=True)
+def canonical_entries(entries, sectors, set_class, set_sym, class_base, class_count,
+                      representatives, stabiliser, sym_bytes, binomial, out):
+    """The canonical entry of the position stored at each of ``entries`` (its own when
+    it is canonical)."""
+    for i in prange(len(entries)):
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_class, set_sym, class_base,
+                                         class_count, representatives, stabiliser, sym_bytes,
+                                         binomial)
+        j = sectors.shape[0] - 1
+        while sectors[j, 4] > entries[i]:
+            j -= 1
+        entry, _ = sector_entry(mover, other, set_class, set_sym, class_base, representatives,
+                                stabiliser, sym_bytes, binomial)
+        out[i] = sectors[j, 4] + entry

@@ -1,0 +1,210 @@
+"""The one-colour index of nine men's morris: sectors, symmetry classes, canonical entries.
+
+Every position is stored from the side to move's point of view: its pieces are the
+*mover's*, the others the *other's* (a position with Black to move is stored as its
+colour-swapped image). A *sector* ``(mover_hand, other_hand, mover_on, other_on)``
+holds the positions with those counts; its entry of a position is::
+
+    class of the other's pieces * C(24 - other_on, mover_on) + rank of the mover's pieces
+
+* the other's pieces (the side *not* to move) are brought to the least image of their
+  set under the board's 16 symmetries; the sector keeps one *class* per such least
+  set (its *representative*), numbered in increasing order. Keying by the side not
+  to move puts every position with a move to a given position (a slide of the other
+  side's pieces, undone) into one class: the un-move generator canonicalises once;
+* the mover's pieces, moved by the same symmetry, are ranked colexicographically
+  among the sets of as many points that the representative leaves free.
+
+When the representative is symmetric itself, the symmetries keeping it in place
+(its *stabiliser*) move the mover's pieces to other entries of the same position:
+the *canonical* entry is the least of them (the least bitboard: the rank order is
+the bitboard order). The other entries are *duplicates*: the solver skips them and
+copies their canonical entry's value (about 3 % of the moving phase's entries).
+
+The tables over all 2**24 sets of points (a set's class and the symmetry taking it to
+its representative) take 80 MB and a second or two to build with numba, once per
+process.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from ...bits import lowest_bit_index, popcount
+from .boards import NINE, board
+
+POINTS = 24
+ALL = (1 << POINTS) - 1
+
+
+class Tables(NamedTuple):
+    """The index tables (see the module docstring), for jitted code."""
+
+    set_class: np.ndarray  # int32 (2**24,): a set's class among the sets of its size
+    set_sym: np.ndarray  # int8 (2**24,): a symmetry taking the set to its representative
+    class_base: np.ndarray  # int64 (25 + 1,): first global class of each set size
+    class_count: np.ndarray  # int64 (25,): classes of each set size
+    representatives: np.ndarray  # int64 (classes,): each class's least set
+    stabiliser: np.ndarray  # int64 (classes,): bit g set when symmetry g keeps the class's set
+    binomial: np.ndarray  # int64 (25, 25)
+    sym_bytes: np.ndarray  # int64 (16, 3, 256): images of each byte of a bitboard
+
+
+@njit(cache=True, inline="always")
+def image(bb, g, sym_bytes):
+    """Bitboard ``bb`` (24 points) under symmetry ``g``."""
+    return (sym_bytes[g, 0, bb & 0xFF] | sym_bytes[g, 1, (bb >> 8) & 0xFF]
+            | sym_bytes[g, 2, (bb >> 16) & 0xFF])
+
+
+@njit(cache=True, parallel=True)
+def _least_images(sym_bytes, least, which):
+    for s in prange(1 << POINTS):
+        best = image(s, 0, sym_bytes)  # the identity (a copy: the loop index stays as it is)
+        chosen = 0
+        for g in range(1, sym_bytes.shape[0]):
+            moved = image(s, g, sym_bytes)
+            if moved < best:
+                best = moved
+                chosen = g
+        least[s] = best
+        which[s] = chosen
+
+
+@njit(cache=True)
+def _number_classes(least, set_class, class_count, sym_bytes):
+    """Number each size's representatives in increasing order; the stabiliser masks."""
+    count = 0
+    for s in range(1 << POINTS):
+        if least[s] == s:
+            count += 1
+    reps = np.empty(count, dtype=np.int64)
+    sizes = np.empty(count, dtype=np.int64)
+    at = 0
+    for s in range(1 << POINTS):
+        if least[s] == s:
+            reps[at] = s
+            sizes[at] = popcount(s)
+            at += 1
+    # Representatives grouped by size, each group in increasing order (a stable sort).
+    order = np.argsort(sizes, kind="mergesort")
+    reps = reps[order]
+    number = np.zeros(1 << POINTS, dtype=np.int32)
+    for i in range(count):
+        k = popcount(reps[i])
+        number[reps[i]] = class_count[k]
+        class_count[k] += 1
+    for s in prange(1 << POINTS):
+        set_class[s] = number[least[s]]
+    stabiliser = np.zeros(count, dtype=np.int64)
+    for i in range(count):
+        for g in range(sym_bytes.shape[0]):
+            if image(reps[i], g, sym_bytes) == reps[i]:
+                stabiliser[i] |= np.int64(1) << g
+    return reps, stabiliser
+
+
+@lru_cache(maxsize=None)
+def tables() -> Tables:
+    """The index tables (built once per process)."""
+    b = board(NINE)
+    sym_bytes = np.ascontiguousarray(b.symmetry_bytes, dtype=np.int64)
+    least = np.empty(1 << POINTS, dtype=np.int32)
+    which = np.empty(1 << POINTS, dtype=np.int8)
+    _least_images(sym_bytes, least, which)
+    set_class = np.empty(1 << POINTS, dtype=np.int32)
+    class_count = np.zeros(POINTS + 1, dtype=np.int64)
+    reps, stabiliser = _number_classes(least, set_class, class_count, sym_bytes)
+    del least
+    class_base = np.zeros(POINTS + 2, dtype=np.int64)
+    np.cumsum(class_count, out=class_base[1:])
+    binomial = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(POINTS + 1)],
+                        dtype=np.int64)
+    result = Tables(set_class, which, class_base, class_count, reps, stabiliser, binomial, sym_bytes)
+    for table in result:
+        table.setflags(write=False)
+    return result
+
+
+@njit(cache=True, inline="always")
+def squeezed_rank(mover, rep, binomial):
+    """Colex rank of ``mover`` among the sets of as many points that ``rep`` leaves free."""
+    rank = 0
+    j = 0
+    rest = mover
+    while rest:
+        p = lowest_bit_index(rest)
+        rest &= rest - 1
+        j += 1
+        free_below = p - popcount(rep & ((np.int64(1) << p) - 1))
+        rank += binomial[free_below, j]
+    return rank
+
+
+@njit(cache=True, inline="always")
+def spread(rank, count, rep, binomial):
+    """The set of ``count`` points among those ``rep`` leaves free with colex ``rank``."""
+    mask = np.int64(0)
+    for j in range(count, 0, -1):  # the largest free index c with C(c, j) <= rank
+        c = j - 1
+        while binomial[c + 1, j] <= rank:
+            c += 1
+        rank -= binomial[c, j]
+        mask |= np.int64(1) << c
+    # Free index -> point: the c-th point that rep leaves free.
+    out = np.int64(0)
+    free = ALL & ~rep
+    while mask:
+        p = lowest_bit_index(free)
+        free &= free - 1
+        if mask & 1:
+            out |= np.int64(1) << p
+        mask >>= 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def canonical(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
+              sym_bytes):
+    """``(class, representative, mover)`` of the canonical image of a position, and the
+    order of its stabiliser (the symmetries mapping the position onto itself)."""
+    k = popcount(other)
+    g = set_sym[other]
+    klass = set_class[other]
+    rep = representatives[class_base[k] + klass]
+    moved = image(mover, g, sym_bytes)
+    stab = stabiliser[class_base[k] + klass]
+    best = moved
+    order = 1
+    if stab != 1:  # the identity alone is bit 0
+        rest = stab & (stab - 1)
+        while rest:
+            h = lowest_bit_index(rest)
+            rest &= rest - 1
+            other_image = image(moved, h, sym_bytes)
+            if other_image < best:
+                best = other_image
+            elif other_image == moved:
+                order += 1
+    return klass, rep, best, order
+
+
+@njit(cache=True, inline="always")
+def sector_entry(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
+                 sym_bytes, binomial):
+    """``(entry in its sector, order of its stabiliser)`` of a position."""
+    klass, rep, best, order = canonical(mover, other, set_class, set_sym, class_base,
+                                        representatives, stabiliser, sym_bytes)
+    m = popcount(mover)
+    k = popcount(other)
+    return klass * binomial[POINTS - k, m] + squeezed_rank(best, rep, binomial), order
+
+
+def sector_size(tables: Tables, mover_on: int, other_on: int) -> int:
+    """Entries of a sector with these numbers of pieces on the board."""
+    return int(tables.class_count[other_on]) * comb(POINTS - other_on, mover_on)

@@ -311,8 +311,9 @@ class Morris(Game):
 
     # --- positions ----------------------------------------------------------------
 
-    def check(self, position: Position) -> None:
-        """Raise a PositionError unless ``position`` is a legal position of this game."""
+    def check_board(self, position: Position) -> None:
+        """Raise a PositionError unless the side is a Side and the pieces lie on distinct
+        points of the board."""
         if not isinstance(position.side, Side):
             raise SideError(f"side to move must be a morris Side, not {position.side!r}")
         full = self.board.full
@@ -321,6 +322,22 @@ class Morris(Game):
                 raise PositionError(f"a piece lies off the {self.title} board")
         if position.white & position.black:
             raise PositionError("a point holds both a white and a black piece")
+
+    @staticmethod
+    def check_totals(position: Position) -> None:
+        """Raise a PositionError when a player has fewer pieces (board and hand) than the
+        game allows: the side not to move at least 3, the side to move 2 (just lost)."""
+        totals = (position.white.bit_count() + position.white_hand,
+                  position.black.bit_count() + position.black_hand)
+        other = 1 - position.side.code
+        if totals[other] < 3 or totals[position.side.code] < 2:
+            raise PositionError(f"{Side.from_code(other).title} has {counted(totals[other], 'piece')} and "
+                                f"{position.side.title} {totals[position.side.code]}: the game "
+                                "ends as soon as a player is left with 2")
+
+    def check(self, position: Position) -> None:
+        """Raise a PositionError unless ``position`` is a legal position of this game."""
+        self.check_board(position)
         for name, hand, on in (("White", position.white_hand, position.white.bit_count()),
                                ("Black", position.black_hand, position.black.bit_count())):
             if not 0 <= hand <= self.pieces:
@@ -342,13 +359,7 @@ class Morris(Game):
             raise SideError(f"{position.side.title} is not to move: with {position.white_hand} white "
                             f"and {position.black_hand} black pieces in hand, {expected} places next")
         if not self.lines_win:
-            totals = (position.white.bit_count() + position.white_hand,
-                      position.black.bit_count() + position.black_hand)
-            other = 1 - position.side.code
-            if totals[other] < 3 or totals[position.side.code] < 2:
-                raise PositionError(f"{Side.from_code(other).title} has {counted(totals[other], 'piece')} and "
-                                    f"{position.side.title} {totals[position.side.code]}: the game "
-                                    "ends as soon as a player is left with 2")
+            self.check_totals(position)
         elif rules.has_line(position.white, self.board.lines) and rules.has_line(position.black, self.board.lines):
             raise PositionError("both players have a line: not a position")
 

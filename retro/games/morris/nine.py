@@ -251,14 +251,7 @@ class NineMensMorris(Morris):
         return {(wh, bh, side) for wh, bh, side, _, _ in _turns(self.white_pieces, self.black_pieces)}
 
     def check(self, position: Position) -> None:
-        if not isinstance(position.side, Side):
-            raise SideError(f"side to move must be a morris Side, not {position.side!r}")
-        full = self.board.full
-        for bb in (position.white, position.black):
-            if bb < 0 or bb & ~full:
-                raise PositionError(f"a piece lies off the {self.title} board")
-        if position.white & position.black:
-            raise PositionError("a point holds both a white and a black piece")
+        self.check_board(position)
         for name, hand, on, most in (("White", position.white_hand, position.white.bit_count(), self.white_pieces),
                                      ("Black", position.black_hand, position.black.bit_count(), self.black_pieces)):
             if not 0 <= hand <= most:
@@ -277,13 +270,7 @@ class NineMensMorris(Morris):
             expected = Side.from_code(next(iter(sides)))
             raise SideError(f"{position.side.title} is not to move: with {position.white_hand} white "
                             f"and {position.black_hand} black pieces in hand, {expected.title} moves next")
-        totals = (position.white.bit_count() + position.white_hand,
-                  position.black.bit_count() + position.black_hand)
-        other = 1 - position.side.code
-        if totals[other] < 3 or totals[position.side.code] < 2:
-            raise PositionError(f"{Side.from_code(other).title} has {counted(totals[other], 'piece')} and "
-                                f"{position.side.title} {totals[position.side.code]}: the game "
-                                "ends as soon as a player is left with 2")
+        self.check_totals(position)
 
     def _pieces_words(self) -> str:
         if self.white_pieces == self.black_pieces:

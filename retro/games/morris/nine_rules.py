@@ -35,7 +35,8 @@ from numba import njit, prange
 
 from ...bits import lowest_bit_index, popcount
 from .rules import closes_mill, removals
-from .sectors import ALL, POINTS, canonical, image, sector_entry, spread, squeezed_rank
+from .sectors import (ALL, POINTS, canonical, image, least_over, sector_entry, spread,
+                      squeezed_rank)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -188,13 +189,20 @@ def legal_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_t
 
 
 @njit(cache=True, inline="always")
+def sector_row(entry, sectors):
+    """The row of ``sectors`` (offsets in column 4, increasing) holding ``entry``."""
+    i = sectors.shape[0] - 1
+    while sectors[i, 4] > entry:
+        i -= 1
+    return i
+
+
+@njit(cache=True, inline="always")
 def decode(entry, sectors, set_class, set_sym, class_base, class_count, representatives,
            stabiliser, sym_bytes, binomial):
     """``(mover, other, mover_hand, other_hand, canonical)`` at ``entry`` of a tier whose
     sectors are the rows ``(mh, oh, m, o, offset)`` of ``sectors``."""
-    i = sectors.shape[0] - 1
-    while sectors[i, 4] > entry:
-        i -= 1
+    i = sector_row(entry, sectors)
     mh, oh, m, o = sectors[i, 0], sectors[i, 1], sectors[i, 2], sectors[i, 3]
     local = entry - sectors[i, 4]
     per_class = binomial[POINTS - o, m]
@@ -330,16 +338,7 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
                 s = lowest_bit_index(sources)
                 sources &= sources - 1
                 before = other ^ (np.int64(1) << t) ^ (np.int64(1) << s)
-                moved = image(before, g, sym_bytes)
-                best = moved
-                if stab != 1:
-                    others = stab & (stab - 1)
-                    while others:
-                        h = lowest_bit_index(others)
-                        others &= others - 1
-                        candidate = image(moved, h, sym_bytes)
-                        if candidate < best:
-                            best = candidate
+                best = least_over(image(before, g, sym_bytes), stab, sym_bytes)
                 out[i * width + n] = offset + klass * per_class + squeezed_rank(best, rep, binomial)
                 n += 1
         counts[i] = n
@@ -354,9 +353,7 @@ def canonical_entries(entries, sectors, set_class, set_sym, class_base, class_co
         mover, other, mh, oh, _ = decode(entries[i], sectors, set_class, set_sym, class_base,
                                          class_count, representatives, stabiliser, sym_bytes,
                                          binomial)
-        j = sectors.shape[0] - 1
-        while sectors[j, 4] > entries[i]:
-            j -= 1
+        j = sector_row(entries[i], sectors)
         entry, _ = sector_entry(mover, other, set_class, set_sym, class_base, representatives,
                                 stabiliser, sym_bytes, binomial)
         out[i] = sectors[j, 4] + entry

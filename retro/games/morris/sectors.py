@@ -169,6 +169,21 @@ def spread(rank, count, rep, binomial):
 
 
 @njit(cache=True, inline="always")
+def least_over(moved, stab, sym_bytes):
+    """The least image of ``moved`` under the symmetries of ``stab`` (a mask holding the
+    identity, bit 0)."""
+    best = moved
+    rest = stab & (stab - 1)
+    while rest:
+        h = lowest_bit_index(rest)
+        rest &= rest - 1
+        candidate = image(moved, h, sym_bytes)
+        if candidate < best:
+            best = candidate
+    return best
+
+
+@njit(cache=True, inline="always")
 def canonical(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
               sym_bytes):
     """``(class, representative, mover)`` of the canonical image of a position, and the
@@ -179,19 +194,13 @@ def canonical(mover, other, set_class, set_sym, class_base, representatives, sta
     rep = representatives[class_base[k] + klass]
     moved = image(mover, g, sym_bytes)
     stab = stabiliser[class_base[k] + klass]
-    best = moved
     order = 1
-    if stab != 1:  # the identity alone is bit 0
-        rest = stab & (stab - 1)
-        while rest:
-            h = lowest_bit_index(rest)
-            rest &= rest - 1
-            other_image = image(moved, h, sym_bytes)
-            if other_image < best:
-                best = other_image
-            elif other_image == moved:
-                order += 1
-    return klass, rep, best, order
+    if stab == 1:  # the identity alone (bit 0): the usual case
+        return klass, rep, moved, order
+    for h in range(1, sym_bytes.shape[0]):
+        if (stab >> h) & 1 and image(moved, h, sym_bytes) == moved:
+            order += 1
+    return klass, rep, least_over(moved, stab, sym_bytes), order
 
 
 @njit(cache=True, inline="always")

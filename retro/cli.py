@@ -56,6 +56,10 @@ FOUND = ("found in $RETRO_DB_DIR, ./db, the checkout's db/ (when run inside it),
          "folder, then among the files retro build wrote, in that order")
 
 
+PIECES_HELP = ("nine men's morris with P pieces each (3..9; default 9) or W,B: White's and "
+               "Black's counts (5,4); implies --game nine-mens-morris")
+
+
 class UsageError(Exception):
     """Arguments that are well-formed but cannot be used together."""
 
@@ -167,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         "tier is checkpointed next to the output (<out>.partial/): if the build is "
         "interrupted, run the same command again to resume. Building again without "
         "--max-enemy-men extends an endgame database.")
-    build.add_argument("--game", default=games.DEFAULT_GAME, metavar="NAME",
+    build.add_argument("--game", metavar="NAME",
                        help=f"the game (default: {games.DEFAULT_GAME}; 'retro games' lists them)")
     build.add_argument("--variant", metavar="V", help="the game's variant (default: its first)")
     build.add_argument("--board", type=int, choices=rules.SIZES,
@@ -178,6 +182,11 @@ def _parser() -> argparse.ArgumentParser:
                        "checkout's db/ when run inside the checkout, else in the user data "
                        "folder; never in a ./db merely found here. Every build is recorded, "
                        "so probe, play and serve find a default-named file from anywhere)")
+    build.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
+    build.add_argument("--stage", metavar="STAGE",
+                       help="build only one stage of the game, which a later build without "
+                       "--stage extends (nine men's morris: moving, the positions with both "
+                       "hands empty: Gasser's databases)")
     build.add_argument("--max-enemy-men", "--max-guards", dest="max_enemy_men", type=int, metavar="K",
                        help="Three Musketeers: build only layers 0..K, the positions with at "
                        "most K enemy men")
@@ -204,6 +213,7 @@ def _parser() -> argparse.ArgumentParser:
     probe.add_argument("--game", metavar="NAME",
                        help="the game, where its notation alone does not say (default: the "
                        "game whose notation reads the position)")
+    probe.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     probe.add_argument("--json", action="store_true",
                        help='print {"position", "game", "winner", "plies", "moves": [...]} per '
                        "position (winner null for a draw; Three Musketeers without game)")
@@ -226,6 +236,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--game", metavar="NAME",
                       help="the game, when no --db names it (default: the game of --start, "
                       f"else {games.DEFAULT_GAME})")
+    play.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     play.add_argument("--as", dest="human", metavar="SIDE",
                       help="your side (default: the side that moves first: musketeers, X, ...)")
     play.add_argument("--start", metavar="POSITION", nargs="+", help="start from this "
@@ -245,6 +256,7 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"database file (default: the game's file, {FOUND})")
     verify.add_argument("--game", metavar="NAME", help="the game whose default file to verify "
                         f"(default: {games.DEFAULT_GAME})")
+    verify.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -259,6 +271,7 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"database file (default: the game's file, {FOUND})")
     analyze.add_argument("--game", metavar="NAME", help="the game whose default file to analyze "
                          f"(default: {games.DEFAULT_GAME})")
+    analyze.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
     analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
     analyze.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -410,13 +423,46 @@ def _games(args: argparse.Namespace) -> int:
     for row in rows:
         name = f"{row['game']} {row['variant']}".strip()
         print(f"{name:<{width}}  {row['positions']:>15,} positions  {row['description']}")
+    for name, cls in games.GAMES.items():
+        unlisted = [v for v in cls.variants if v not in (cls.listed_variants or cls.variants)]
+        if unlisted:
+            print(f"{'':<{width}}  and {len(unlisted)} more {name} variants: "
+                  f"{cls.variant_option} W,B for unequal counts ({unlisted[0]} to {unlisted[-1]})")
     return 0
 
 
+NINE = "nine-mens-morris"
+
+
+def _pieces_variant(args: argparse.Namespace) -> str | None:
+    """The variant ``--pieces`` names (None without it); it is nine men's morris's."""
+    pieces = getattr(args, "pieces", None)
+    if pieces is None:
+        return None
+    name = getattr(args, "game", None)
+    if name is not None and name != NINE:
+        games.get(name)  # an unknown name says so first
+        raise UsageError(f"--pieces is for {NINE}, not {name}")
+    if getattr(args, "variant", None) is not None:
+        raise UsageError("--pieces is the variant of nine-mens-morris: give --pieces or --variant, not both")
+    return pieces
+
+
+def _forced_game(args: argparse.Namespace):
+    """The game ``--game`` (and ``--pieces``) name, or None (probe, play, verify, analyze)."""
+    pieces = _pieces_variant(args)
+    if pieces is not None:
+        return games.get(NINE, pieces)
+    return games.get(args.game) if args.game else None
+
+
 def _game_of(args: argparse.Namespace):
-    """The game ``--game``/``--variant``/``--board`` name (build)."""
+    """The game ``--game``/``--variant``/``--pieces``/``--board`` name (build)."""
     name = getattr(args, "game", None) or games.DEFAULT_GAME
     variant = getattr(args, "variant", None)
+    pieces = _pieces_variant(args)
+    if pieces is not None:
+        name, variant = NINE, pieces
     board = getattr(args, "board", None)
     if board is not None:
         if name != games.DEFAULT_GAME:
@@ -434,7 +480,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         summary = build(
             _game_of(args), args.out, args.max_enemy_men, args.threads,
-            force=args.force, progress=_bars(args),
+            stage=args.stage, force=args.force, progress=_bars(args),
             log=lambda message: print(message, file=sys.stderr),
         )
     except BuildError as error:
@@ -478,7 +524,7 @@ def _probe(args: argparse.Namespace) -> int:
     from .db.database import DatabasePool, open_database
     from .text import format_probe, probe_json, probe_lines
 
-    forced = games.get(args.game) if args.game else None
+    forced = _forced_game(args)
     if args.position is None:
         stdin = _input("give a POSITION, or positions one per line on standard input")
         if stdin.isatty():
@@ -495,7 +541,8 @@ def _probe(args: argparse.Namespace) -> int:
             hint = _read_position(args.position, forced)[0]
         except PositionError:
             hint = None
-        db = open_database(args.db, game=args.game, hint=hint)
+        db = open_database(args.db, game=forced if forced is not None and args.pieces else args.game,
+                           hint=hint)
         position = db._position(args.position)
     else:
         game, position = _read_position(args.position, forced)
@@ -523,13 +570,14 @@ def _play(args: argparse.Namespace) -> int:
     from .play import play_game
 
     stdin = _input("retro play reads your moves from it")
-    forced = games.get(args.game) if args.game else None
+    forced = _forced_game(args)
     if args.db is not None:
         try:
             hint = _read_position(args.start, forced)[0] if args.start is not None else forced
         except PositionError:
             hint = None
-        db = open_database(args.db, game=args.game, hint=hint)
+        db = open_database(args.db, game=forced if forced is not None and args.pieces else args.game,
+                           hint=hint)
     else:
         game = forced or games.get()
         if args.start is not None:  # an empty one too: "empty position", not the default game
@@ -548,12 +596,12 @@ def _play(args: argparse.Namespace) -> int:
 def _default_file(args: argparse.Namespace) -> Path:
     """The file a command reads: the one given, else ``--game``'s default file (when
     missing, the error says where it was looked for and how to build it)."""
+    forced = _forced_game(args)
     if args.path is not None:
-        if args.game is not None:
-            games.get(args.game)  # an unknown name is an error before the file is read
-            _check_game(args.path, args.game)
+        if forced is not None:  # an unknown name is an error before the file is read
+            _check_game(args.path, forced)
         return args.path
-    game = games.get(args.game) if args.game else games.get()
+    game = forced or games.get()
     path = default_path(game)
     if not path.is_file():
         from .db.database import open_database
@@ -562,9 +610,10 @@ def _default_file(args: argparse.Namespace) -> Path:
     return path
 
 
-def _check_game(path: Path, name: str) -> None:
-    """Raise GameMismatchError when the database ``path`` holds another game than ``name``;
-    a file that cannot be read is left to the command, which says why."""
+def _check_game(path: Path, game) -> None:
+    """Raise GameMismatchError when the database ``path`` holds another game than
+    ``game`` (with ``--pieces``, another variant); a file that cannot be read is left to
+    the command, which says why."""
     from .db.format import DatabaseFile
 
     try:
@@ -572,8 +621,10 @@ def _check_game(path: Path, name: str) -> None:
     except DatabaseError:
         return
     try:
-        if file.game.name != name:
-            raise GameMismatchError(name, file.game.full_name, file.path)
+        exact = bool(game.variant) and game.variant_option == "--pieces"
+        if file.game.name != game.name or (exact and file.game is not game):
+            raise GameMismatchError(game.full_name if exact else game.name, file.game.full_name,
+                                    file.path)
     finally:
         file.close()
 

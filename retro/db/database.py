@@ -316,12 +316,66 @@ class TierDatabase(Database):
         self._values = {}
 
     def _value(self, position) -> int:
-        tier = self.game.tier_of(position)
+        game = self.game
+        if not game.stored(position):
+            return game.finished_value(position)
+        tier = game.tier_of(position)
         values = self._values.get(tier)
         if values is None:
-            raise PositionNotInDatabaseError(
-                f"{self.path} does not hold the tier of {position} ({self.game.tier_name(tier)})")
-        return int(values[self.game.index(position)])
+            raise _not_held(self.path, game, position, tier)
+        return game.value_for(position, int(values[game.index(position)]))
+
+
+def _not_held(path, game: Game, position, tier) -> PositionNotInDatabaseError:
+    return PositionNotInDatabaseError(
+        f"{path} does not hold the tier of {position} ({game.tier_name(tier)}): it holds part "
+        f"of the game; build the rest with: {build_command(path, game)}")
+
+
+class DiskTierDatabase(Database):
+    """A database too large to load (nine men's morris): each probe reads the one HDF5
+    chunk holding its value (64 KB, decompressed once and kept in HDF5's chunk cache).
+
+    Opening checks the layout only; ``retro verify`` checks every value against its
+    SHA-256 and its moves, and each chunk read is checked against its Fletcher32.
+    """
+
+    def __init__(self, file: DatabaseFile) -> None:
+        super().__init__(file)
+        self._datasets: dict = {}
+        for tier in self.tiers:
+            try:
+                self._datasets[tier] = file.dataset(tier)
+            except HDF5_ERRORS as error:
+                raise file.checksum_error(tier, error) from error
+
+    @property
+    def table_size(self) -> int:
+        """Values in the whole table."""
+        return sum(d.shape[0] for d in self._datasets.values())
+
+    def load(self) -> None:
+        """Nothing to do: values are read as they are probed."""
+        self._check_open()
+
+    def close(self) -> None:
+        super().close()
+        self._datasets = {}
+
+    def _value(self, position) -> int:
+        game = self.game
+        if not game.stored(position):
+            return game.finished_value(position)
+        tier = game.tier_of(position)
+        dataset = self._datasets.get(tier)
+        if dataset is None:
+            raise _not_held(self.path, game, position, tier)
+        entry = game.index(position)
+        try:
+            stored = int(dataset[entry])
+        except HDF5_ERRORS as error:
+            raise self._file.checksum_error(tier, error) from error
+        return game.value_for(position, stored)
 
 
 def open_database(path: str | os.PathLike | None = None, *, game: Game | str | None = None,
@@ -357,7 +411,7 @@ def open_database(path: str | os.PathLike | None = None, *, game: Game | str | N
         # build finishes, so "build it" would hide that resuming is all it takes.
         partial = partial_path(target)
         if partial.is_dir():
-            tiers = sum(1 for _ in partial.glob("*.h5"))
+            tiers = sum(1 for p in partial.iterdir() if p.suffix in (".h5", ".npy"))
             command = resume_command(target, game)
             what = "layers" if command.startswith("retro build --board") else "tiers"
             raise IncompleteDatabaseError(
@@ -407,6 +461,8 @@ def _open(path: Path, *, in_memory: bool, cache_bytes: int) -> Database:
         file.check_layout()
         if file.game.name == games.DEFAULT_GAME:
             return MusketeersDatabase(file, in_memory=in_memory, cache_bytes=cache_bytes)
+        if file.game.out_of_core:
+            return DiskTierDatabase(file)
         return TierDatabase(file)
     except BaseException:
         file.close()

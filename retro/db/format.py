@@ -116,7 +116,7 @@ def read_manifest(out: Path) -> dict | None:
 
 
 def build_command(path: str | os.PathLike, game: Game | int | None = None,
-                  max_enemy_men: int | None = None) -> str:
+                  max_enemy_men: int | None = None, stage: str | None = None) -> str:
     """The ``retro build`` command that writes the database ``path`` of ``game``.
 
     Without ``game``, a file name that names a Three Musketeers board (``...-4x4.h5``)
@@ -132,9 +132,11 @@ def build_command(path: str | os.PathLike, game: Game | int | None = None,
     else:
         command = f"retro build --game {game.name}"
         if game.variant and game.variant != type(game).variants[0]:
-            command += f" --variant {game.variant}"
+            command += f" {game.variant_option} {game.variant}"
     if max_enemy_men is not None:
         command += f" --max-enemy-men {max_enemy_men}"
+    if stage is not None:
+        command += f" --stage {stage}"
     if game is None or Path(os.path.abspath(path)) != Path(os.path.abspath(build_path(game))):
         command += f" --out {shlex.quote(str(path))}"
     return command
@@ -149,7 +151,7 @@ def _named_by(name: str) -> Game | None:
             return games.musketeers_board(int(board[1]))
         except games.UnknownGameError:
             return None
-    for game in games.every_game():
+    for game in games.all_variants():
         if name == f"{game.file_stem}.h5":
             return game
     return None
@@ -168,8 +170,10 @@ def resume_command(out: str | os.PathLike, game: Game | int | None = None) -> st
     except games.UnknownGameError:
         recorded = None
     max_enemy_men = manifest.get("max_enemy_men", manifest.get("max_guards"))
+    stage = manifest.get("stage")
     return build_command(out, recorded or (_game(game) if game is not None else None),
-                         max_enemy_men if isinstance(max_enemy_men, int) else None)
+                         max_enemy_men if isinstance(max_enemy_men, int) else None,
+                         stage if isinstance(stage, str) else None)
 
 
 # --- headers -----------------------------------------------------------------------

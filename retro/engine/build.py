@@ -55,6 +55,7 @@ import h5py
 import numba
 import numpy as np
 
+from . import rawstore
 from .. import __version__, games
 from ..errors import BuildError, BuildLockedError  # re-exported
 from ..games.protocol import Game
@@ -161,6 +162,7 @@ def build(
     *,
     variant: str | None = None,
     max_guards: int | None = None,
+    stage: str | None = None,
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
@@ -171,7 +173,9 @@ def build(
     size (the default: 5); ``out`` the file to write (default: the game's file where
     :func:`retro.db.locations.build_target` puts it). ``max_enemy_men`` limits a Three
     Musketeers build to layers 0..max_enemy_men (an endgame database); ``threads`` sets
-    the number of numba threads;
+    the number of numba threads; ``stage`` stops the build after one of the game's
+    stages (nine men's morris: ``"moving"``, the moving phase), which a later build
+    without it extends;
     ``force`` rebuilds even when a complete database is already at ``out`` (which is
     otherwise kept only once its values match their SHA-256). Raises
     :class:`BuildError` (one line, saying what to do) for bad arguments, an unusable
@@ -186,10 +190,10 @@ def build(
     if max_guards is not None:  # retro 0.2's name for it
         max_enemy_men = max_guards if max_enemy_men is None else max_enemy_men
     game = resolve_game(game, variant)
-    tiers = _tiers(game, max_enemy_men)
+    tiers = _tiers(game, max_enemy_men, stage)
     _set_threads(threads)
     out = Path(os.path.abspath(out if out is not None else build_path(game)))
-    job = _Job(game, tiers, out, max_enemy_men)
+    job = _Job(game, tiers, out, max_enemy_men, stage)
     _refuse_what_is_in_the_way(job)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +250,15 @@ def _in_the_way(path: Path, mode: int, out: Path) -> BuildError:
                       "move it away or choose another --out")
 
 
-def _tiers(game: Game, max_enemy_men: int | None) -> tuple:
+def _tiers(game: Game, max_enemy_men: int | None, stage: str | None = None) -> tuple:
+    if stage is not None:
+        if max_enemy_men is not None:
+            raise BuildError("--stage and --max-enemy-men do not go together")
+        if stage not in game.stages:
+            known = (f"its stages are: {', '.join(game.stages)}" if game.stages
+                     else "it is built whole")
+            raise BuildError(f"{game.name} has no stage {stage!r}; {known}")
+        return tuple(game.stage_tiers(stage))
     if game.name != games.DEFAULT_GAME:
         if max_enemy_men is not None:
             raise BuildError(f"--max-enemy-men applies to three-musketeers only, not {game.name}")
@@ -265,6 +277,7 @@ class _Job:
     tiers: tuple
     out: Path
     max_enemy_men: int | None
+    stage: str | None = None
 
     def stored_bytes(self, tier) -> int:
         return int(np.prod(self.game.stored_shape(tier))) * np.dtype(self.game.value_dtype).itemsize
@@ -287,14 +300,19 @@ class _Job:
         def whole(n: int) -> int:  # files take whole blocks
             return -(-n // block) * block
 
-        header = _header_bytes(self.game, self.tiers[-1:])
-        checkpoints = sum(whole(header + self.dataset_bytes(t)) for t in self.tiers[done:])
+        if self.game.out_of_core:  # raw values and a digest record
+            checkpoints = sum(whole(self.stored_bytes(t) + 128) + block for t in self.tiers[done:])
+        else:
+            header = _header_bytes(self.game, self.tiers[-1:])
+            checkpoints = sum(whole(header + self.dataset_bytes(t)) for t in self.tiers[done:])
         database = _header_bytes(self.game, self.tiers) + sum(self.dataset_bytes(t) for t in self.tiers)
         return checkpoints + whole(database) + whole(len(json.dumps(self.manifest())) + 1)
 
     def manifest(self) -> dict:
         """What ``<out>.partial/build.json`` records: format, game and the build's options."""
         options = {} if self.max_enemy_men is None else {"max_enemy_men": self.max_enemy_men}
+        if self.stage is not None:
+            options["stage"] = self.stage
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": self.game.name,
                 "variant": self.game.variant, **options}
 
@@ -347,7 +365,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
                             already_built=True)
     job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
     started += _warm_up(game, say)  # compiling is no part of the build's time
-    checkpoints = _Checkpoints(job, fresh=force, say=say)
+    checkpoints = (_RawCheckpoints if game.out_of_core else _Checkpoints)(job, fresh=force, say=say)
     if existing is not None and checkpoints.completed <= existing - 1:
         say(f"extending {out} ({_span(game, tiers[:existing])}) to {_span(game, tiers)}")
         checkpoints.seed_from(out, existing)
@@ -359,7 +377,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     todo = tiers[first:]
     total = game.positions(todo)
     memory = _TierMemory(job, checkpoints)
-    writer = _TierWriter(checkpoints)
+    writer = _DirectWriter(checkpoints) if game.out_of_core else _TierWriter(checkpoints)
     bar = progress_bar(total, "solving", enabled=progress, smoothing=0.05)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
     try:
@@ -368,6 +386,9 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             children = {child: memory.values(child) for child in game.child_tiers(tier)}
             values = _solve_tier(game, tier, children, advance)
             writer.submit(tier, values, time.perf_counter() - tier_started)
+            if game.out_of_core:  # from now on read from its checkpoint, not memory
+                del values
+                values = checkpoints.load(tier)
             memory.keep(i, tier, values)
         writer.finish()
     except BaseException:
@@ -378,7 +399,8 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             bar.close()
 
     seconds = time.perf_counter() - started
-    _assemble(checkpoints, seconds, threads)
+    memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
+    (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads)
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
     return BuildSummary(out, game, tiers, game.positions(tiers), total,
                         time.perf_counter() - started, out.stat().st_size,
@@ -536,7 +558,7 @@ def _existing_database(job: _Job, progress: bool) -> int | None:
                 bar.close()
         if problem is not None:
             raise BuildError(f"{out} is damaged ({problem}); rebuild it with: "
-                             f"{build_command(out, game, job.max_enemy_men)} --force")
+                             f"{build_command(out, game, job.max_enemy_men, job.stage)} --force")
         return len(db.tiers)
     finally:
         db.close()
@@ -689,8 +711,59 @@ def _same_build(manifest: dict | None, job: _Job) -> bool:
 
 
 def _checkpoint_path(job: _Job, tier) -> Path:
-    """``<out>.partial/<tier name>.h5``: the checkpoint of a finished tier."""
+    """``<out>.partial/<tier name>.h5`` (``.npy`` for a game built out of core): the
+    checkpoint of a finished tier."""
+    if job.game.out_of_core:
+        return rawstore.raw_path(partial_path(job.out), job.game.tier_name(tier))
     return partial_path(job.out) / f"{job.game.tier_name(tier)}.h5"
+
+
+class _RawCheckpoints(_Checkpoints):
+    """Checkpoints of a game built out of core: raw values read through memory maps
+    (:mod:`.rawstore`), each with its digest record."""
+
+    def _problem(self, tier) -> str | None:
+        return rawstore.raw_problem(self.path(tier), self.game.tier_size(tier), self.game.value_dtype)
+
+    def load(self, tier) -> np.ndarray:
+        return rawstore.open_raw(self.path(tier))
+
+    def write(self, tier, stored: np.ndarray, seconds: float) -> None:
+        rawstore.write_raw(self.path(tier), stored, seconds)
+
+    def record(self, tier) -> dict:
+        return rawstore.read_record(self.path(tier)) or {}
+
+    def seed_from(self, database: Path, count: int) -> None:
+        """Turn the first ``count`` tiers of a complete database into raw checkpoints."""
+        with h5py.File(database, "r") as source:
+            for tier in self.job.tiers[:count]:
+                dataset = source[dataset_path(self.game, tier)]
+                try:
+                    values = dataset[()]
+                except HDF5_ERRORS as error:
+                    raise ChecksumError(f"{self.game.tier_words(tier)}: {error}") from error
+                seconds = float(dataset.attrs.get("seconds", 0.0))
+                self.write(tier, values, seconds)
+                del values
+        self.completed = count
+
+
+class _DirectWriter:
+    """The out-of-core build's writer: each tier written before the next is solved (the
+    next may read it through its memory map at once; the solve dwarfs the write)."""
+
+    def __init__(self, checkpoints: _Checkpoints) -> None:
+        self.checkpoints = checkpoints
+
+    def submit(self, tier, values: np.ndarray, seconds: float) -> None:
+        self.checkpoints.write(tier, self.checkpoints.game.to_stored(tier, values), seconds)
+
+    def finish(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
 
 
 class _TierWriter:
@@ -734,6 +807,43 @@ class _TierWriter:
                 self.error = error
 
 
+def _finish_header(f: h5py.File, seconds: float, threads: int | None) -> None:
+    set_text(f.attrs, "retro_version", __version__)
+    f.attrs["build_seconds"] = round(seconds, 3)
+    f.attrs["threads"] = threads or numba.get_num_threads()
+    set_text(f.attrs, "created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    f.attrs["complete"] = True
+
+
+def _assemble_streamed(checkpoints: _RawCheckpoints, seconds: float, threads: int | None) -> None:
+    """Write the database of an out-of-core build into ``<out>.tmp`` tier by tier from
+    the raw checkpoints (each checked against its digest on the way), then rename it."""
+    job, game = checkpoints.job, checkpoints.game
+
+    def write(f: h5py.File) -> None:
+        write_header(f, game, job.tiers)
+        for tier in job.tiers:
+            where = dataset_path(game, tier)
+            values = checkpoints.load(tier)
+            record = checkpoints.record(tier)
+            sha256 = rawstore.streamed_digest(values)
+            if sha256 != record.get("sha256"):
+                checkpoints.path(tier).unlink(missing_ok=True)
+                raise BuildError(
+                    f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
+                    "(its values do not match their SHA-256); it is deleted: run the same "
+                    "command again to rebuild it")
+            dataset = rawstore.write_dataset(f[where.rsplit("/", 1)[0]], game.tier_name(tier),
+                                             values, sha256, game.gzip_level)
+            for key, value in game.tier_attrs(tier).items():
+                dataset.attrs[key] = value
+            dataset.attrs["seconds"] = float(record.get("seconds", 0.0))
+            del values
+        _finish_header(f, seconds, threads)
+
+    rawstore.stream_database(job.out, write)
+
+
 def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) -> None:
     """Copy the checkpoints into the final file, then write it into place."""
     job, game = checkpoints.job, checkpoints.game
@@ -752,9 +862,5 @@ def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) ->
                         f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
                         f"({error}); it is deleted: run the same command again to rebuild it"
                     ) from error
-        set_text(f.attrs, "retro_version", __version__)
-        f.attrs["build_seconds"] = round(seconds, 3)
-        f.attrs["threads"] = threads or numba.get_num_threads()
-        set_text(f.attrs, "created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        f.attrs["complete"] = True
+        _finish_header(f, seconds, threads)
     write_atomically(buffer.getbuffer(), job.out)

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from ..errors import NotationError, PositionError, SideError, quoted
 from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
+from .morris.nine import NineMensMorris
 from .musketeers import ThreeMusketeers
 from .notation import position_tokens
 from .protocol import Game, Side
@@ -24,6 +25,7 @@ GAMES: dict[str, type[Game]] = {
         ThreeMensMorris,
         ThreeMensMorrisDiagonal,
         SixMensMorris,
+        NineMensMorris,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name
@@ -41,6 +43,8 @@ def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
         raise UnknownGameError(f"unknown game {quoted(str(name))}; the games are: {', '.join(GAMES)}")
     if variant is None:
         variant = cls.variants[0]
+    if isinstance(variant, str):
+        variant = cls.variant_named(variant)
     if variant not in cls.variants:
         if cls.variants == ("",):
             raise UnknownGameError(f"{name} has no variants, so no variant {quoted(str(variant))} "
@@ -52,8 +56,10 @@ def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
 
 def variants_text(name: str) -> str:
     """A game's variants as messages list them (``5x5, 4x4, 3x3``), or ``none``."""
-    variants = GAMES[name].variants
-    return "none" if variants == ("",) else ", ".join(variants)
+    cls = GAMES[name]
+    if cls.variants == ("",):
+        return "none"
+    return cls.variants_summary or ", ".join(cls.variants)
 
 
 def games_text() -> str:
@@ -74,6 +80,13 @@ def musketeers_board(size: int) -> Game:
 
 
 def every_game() -> list[Game]:
+    """Every listed variant of every game, in registry order (nine men's morris: the
+    equal piece counts; :func:`all_variants` adds the unequal ones)."""
+    return [get(name, variant) for name, cls in GAMES.items()
+            for variant in (cls.listed_variants or cls.variants)]
+
+
+def all_variants() -> list[Game]:
     """Every variant of every game, in registry order."""
     return [get(name, variant) for name, cls in GAMES.items() for variant in cls.variants]
 
@@ -117,4 +130,4 @@ def _parsers() -> tuple[Game, ...]:
 
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "NotationError", "Side", "UnknownGameError",
-           "every_game", "games_text", "get", "identify", "musketeers_board", "variants_text"]
+           "all_variants", "every_game", "games_text", "get", "identify", "musketeers_board", "variants_text"]

@@ -256,6 +256,13 @@ class Game:
     dataset_group: ClassVar[str] = "tiers"  # the file's group holding the tiers' datasets
     gzip_level: ClassVar[int] = 3  # of the stored tiers (Three Musketeers: 3, as in retro 0.2)
     compressed_fraction: ClassVar[float] = 0.5  # compressed / stored bytes, an upper bound
+    # Games too large to hold in memory: checkpoints are raw files read through memory
+    # maps, the database is written as it streams and probed a chunk at a time.
+    out_of_core: ClassVar[bool] = False
+    variant_option: ClassVar[str] = "--variant"  # how the CLI names a variant
+    listed_variants: ClassVar[tuple[str, ...] | None] = None  # `retro games`' rows (None: all)
+    variants_summary: ClassVar[str | None] = None  # the variants in messages (None: listed)
+    stages: ClassVar[tuple[str, ...]] = ()  # named parts a build may stop after (`--stage`)
 
     def __init__(self, variant: str = "") -> None:
         if variant not in self.variants:
@@ -264,6 +271,11 @@ class Game:
         self.full_name = f"{self.name} {variant}" if variant else self.name
         # The default database's name: ``three-musketeers-5x5``, ``tic-tac-toe``.
         self.file_stem = f"{self.name}-{variant}" if variant else self.name
+
+    @classmethod
+    def variant_named(cls, text: str) -> str:
+        """The variant ``text`` names, forgiving how it is written (identity by default)."""
+        return text
 
     # --- names ----------------------------------------------------------------
 
@@ -344,6 +356,21 @@ class Game:
     def position_at(self, tier: Tier, entry: int):
         raise NotImplementedError
 
+    def stored(self, position) -> bool:
+        """Whether the database holds ``position``'s value (nine men's morris does not
+        store positions whose mover has just lost: their value comes from the rules)."""
+        return True
+
+    def value_for(self, position, stored: int) -> int:
+        """The value of ``position`` from the value stored at its entry (games storing
+        values from the side to move's view turn them to the first side's)."""
+        return stored
+
+    def stage_tiers(self, stage: str) -> list:
+        """The tiers of a build stopped after ``stage`` (one of :attr:`stages`): always a
+        prefix of :meth:`tiers`, so that a later full build extends it."""
+        raise ValueError(f"{self.name} has no stage {stage!r}")
+
     def positions_in(self, tier: Tier) -> int:
         """Positions the tier stands for (both sides; with every symmetric image)."""
         return self.tier_size(tier)
@@ -366,6 +393,15 @@ class Game:
 
     def expand(self, tier: Tier) -> Expansion:
         raise NotImplementedError
+
+    def expand_range(self, tier: Tier, first: int, stop: int) -> Expansion:
+        """:meth:`expand` of entries ``first..stop-1`` only (children's entries as in
+        :meth:`expand`; ``starts`` from 0): verifying a tier too large to expand whole."""
+        whole = self.expand(tier)
+        a, b = int(whole.starts[first]), int(whole.starts[stop])
+        return Expansion(whole.tiers, whole.side[first:stop], whole.finished[first:stop],
+                         whole.starts[first:stop + 1] - a, whole.child_tier[a:b],
+                         whole.child_entry[a:b])
 
     def tier_kernels(self, tier: Tier, children: dict) -> TierKernels | None:
         """The tier as the engine's un-move solver sees it, or None (then ``expand``)."""

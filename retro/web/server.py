@@ -58,7 +58,7 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     """The databases to serve: those given, else the default file of each game found."""
     if dbs:
         return [Path(db) for db in dbs]
-    found = [path for path in (locations.find(f"{game.file_stem}.h5") for game in games.every_game())
+    found = [path for path in (locations.find(f"{game.file_stem}.h5") for game in games.all_variants())
              if path is not None]
     if not found:
         raise DatabaseNotFoundError(

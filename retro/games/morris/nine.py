@@ -67,15 +67,26 @@ class Sector(NamedTuple):
 
 def _turns(white: int, black: int):
     """``(white_hand, black_hand, side, white_placed, black_placed)`` at every ply until
-    both hands are empty (then once more with the other side to move)."""
+    both hands are empty, and then with either side to move (with unequal counts the
+    side that placed last is not always Black)."""
     t = 0
     while True:
         placed_w = min(white, (t + 1) // 2)
         placed_b = min(black, t // 2)
-        yield white - placed_w, black - placed_b, t % 2, placed_w, placed_b
-        if placed_w == white and placed_b == black and t % 2 == 1:
+        if placed_w == white and placed_b == black:
+            yield 0, 0, 0, white, black
+            yield 0, 0, 1, white, black
             return
+        yield white - placed_w, black - placed_b, t % 2, placed_w, placed_b
         t += 1
+
+
+def _variant_named(text: str) -> str:
+    """``"5,4"`` however it is written (``5-4``, ``5_4``, ``5 4``); ``"5,5"`` is ``"5"``."""
+    parts = [p for p in re.split(r"[\s,;_/x-]+", text.strip().lower()) if p]
+    if len(parts) == 2 and parts[0] == parts[1]:
+        parts = parts[:1]
+    return ",".join(parts)
 
 
 class NineMensMorris(Morris):
@@ -90,6 +101,11 @@ class NineMensMorris(Morris):
     value_dtype = np.uint16
     relative_values = True
     variants = _variants()
+    listed_variants = tuple(str(p) for p in range(MAX_PIECES, MIN_PIECES - 1, -1))
+    variants_summary = "9, 8, 7, 6, 5, 4, 3 pieces each, or W,B for unequal counts such as 5,4"
+    variant_option = "--pieces"
+    out_of_core = True
+    stages = (MOVING,)
     compressed_fraction = 0.5
     gzip_level = 1
     notation_example = "W 9 9 ... ... ... ...... ... ... ..."
@@ -119,9 +135,22 @@ class NineMensMorris(Morris):
         self.white_pieces, self.black_pieces = pieces_of(variant)
         self.pieces = max(self.white_pieces, self.black_pieces)
         super().__init__(variant)
+        if variant != "9":
+            counts = (f"{self.white_pieces} pieces each" if self.white_pieces == self.black_pieces
+                      else f"{self.white_pieces} white and {self.black_pieces} black pieces")
+            self.description = f"nine men's morris with {counts}; flying with 3"
         self.file_stem = (self.name if variant == "9" else
                           f"{self.name}-{variant.replace(',', '-')}")
-        self.stage = None  # every tier; MOVING for the moving phase only
+
+    @classmethod
+    def variant_named(cls, text: str) -> str:
+        return _variant_named(text)
+
+    @property
+    def short_name(self) -> str:
+        if self.variant == "9":
+            return self.title
+        return f"{self.title} with {self.variant} pieces"
 
     # --- the tiers of this game -----------------------------------------------------
 
@@ -187,10 +216,16 @@ class NineMensMorris(Morris):
         return tuple(k for k in found if k != own)
 
     def tiers(self) -> list:
-        order = self._layout[0]
-        if self.stage == MOVING:
-            return [t for t in order if t[0] == t[1] == 0]
-        return list(order)
+        return list(self._layout[0])
+
+    def stage_tiers(self, stage: str) -> list:
+        """The moving phase (both hands empty): the first tiers in solving order."""
+        if stage != MOVING:
+            return super().stage_tiers(stage)
+        order = self.tiers()
+        moving = [t for t in order if t[0] == t[1] == 0]
+        assert moving == order[:len(moving)], "the moving phase is solved first"
+        return moving
 
     def tier_name(self, tier) -> str:
         mh, oh, m, o = tier
@@ -305,12 +340,15 @@ class NineMensMorris(Morris):
         return offset + int(entry)
 
     def position_at(self, tier, entry: int) -> Position | None:
-        """The position stored at ``entry``, with White to move (its colour-swapped image
-        stands for the same value with Black to move)."""
+        """The position stored at ``entry``, with White to move where it can be (its
+        colour-swapped image stands for the same value with Black to move); None for an
+        entry holding a symmetric image of a smaller entry's position."""
         t = self.index_tables
         mover, other, mh, oh, canonical = nine_rules.decode(
             int(entry), self._sector_table(tier), t.set_class, t.set_sym, t.class_base,
             t.class_count, t.representatives, t.stabiliser, t.sym_bytes, t.binomial)
+        if not canonical:
+            return None
         for side in (Side.WHITE, Side.BLACK):
             white, black, wh, bh = ((mover, other, mh, oh) if side is Side.WHITE
                                     else (other, mover, oh, mh))
@@ -366,6 +404,22 @@ class NineMensMorris(Morris):
         finished32[finished == nine_rules.DUPLICATE] = not_a_position(self.value_dtype)
         return Expansion((*slots, LOST), np.zeros(size, dtype=np.int8), finished32, starts,
                          child_slot.astype(np.int8), child_entry)
+
+    def expand_range(self, tier, first: int, stop: int) -> Expansion:
+        """:meth:`expand` of entries ``first..stop-1``: finished as nine_rules writes it
+        (0 lost, OPEN, DUPLICATE), children lost at once in slot -1."""
+        args, slots = self._kernel_tables(tier)
+        n = stop - first
+        finished = np.empty(n, dtype=np.int64)
+        counts = np.empty(n, dtype=np.int64)
+        nine_rules.expand_counts(first, stop, *args, finished, counts)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        child_slot = np.empty(int(starts[-1]), dtype=np.int64)
+        child_entry = np.empty(int(starts[-1]), dtype=np.int64)
+        nine_rules.expand_children(first, stop, *args, finished, starts, child_slot, child_entry)
+        return Expansion(slots, np.zeros(n, dtype=np.int8), finished, starts, child_slot,
+                         child_entry)
 
     def canonical_entries(self, tier, entries: np.ndarray) -> np.ndarray:
         """The canonical entry of the position at each of ``entries``."""

@@ -1,0 +1,130 @@
+"""Raw checkpoints and streamed databases, for games too large for memory.
+
+A game with ``out_of_core`` (nine men's morris: its largest tier holds about 10^9
+values) cannot keep its solved tiers in memory, nor build its database as an image
+in memory. Its build checkpoints each tier as a raw ``.npy`` file, which later tiers
+read through a memory map (the operating system's page cache keeps what is used),
+with a small ``.sha256`` file beside it: the values' SHA-256 (the digest the
+database records) and the seconds the tier took. Both are written under a temporary
+name, flushed and renamed, the digest last, so a checkpoint without its digest is
+one a kill cut off. The database is then written tier by tier into ``<out>.tmp``
+straight from the memory maps, flushed and renamed to ``<out>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..db.hdf5io import chunks_of, digest, file_options, fsync_directory, set_text, write_atomically
+
+BLOCK_VALUES = 1 << 24  # values hashed or copied at a time
+
+
+def raw_path(directory: Path, name: str) -> Path:
+    """``<dir>/<tier name>.npy``: a raw checkpoint."""
+    return directory / f"{name}.npy"
+
+
+def digest_path(raw: Path) -> Path:
+    return raw.with_suffix(".sha256")
+
+
+def write_raw(path: Path, values: np.ndarray, seconds: float) -> str:
+    """Write ``values`` to ``path`` (.npy) and its digest beside it; returns the digest."""
+    values = np.ascontiguousarray(values)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            np.lib.format.write_array(handle, values, allow_pickle=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    sha256 = digest(values)
+    record = {"sha256": sha256, "seconds": round(float(seconds), 3), "values": int(values.size),
+              "dtype": values.dtype.name}
+    write_atomically(json.dumps(record).encode(), digest_path(path))
+    fsync_directory(path.parent)
+    return sha256
+
+
+def read_record(path: Path) -> dict | None:
+    """The digest record beside a raw checkpoint, or None when absent or unreadable."""
+    try:
+        record = json.loads(digest_path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def open_raw(path: Path) -> np.ndarray:
+    """A raw checkpoint's values, memory-mapped read-only."""
+    return np.load(path, mmap_mode="r", allow_pickle=False)
+
+
+def raw_problem(path: Path, size: int, dtype) -> str | None:
+    """Why a raw checkpoint cannot be used (None when it is sound): its digest record,
+    its shape and type, and the SHA-256 of every value."""
+    record = read_record(path)
+    if record is None or not isinstance(record.get("sha256"), str):
+        return "its digest is missing"
+    try:
+        values = open_raw(path)
+    except (OSError, ValueError) as error:
+        return f"unreadable: {error}"
+    if values.shape != (size,) or values.dtype != np.dtype(dtype):
+        return "wrong shape"
+    if streamed_digest(values) != record["sha256"]:
+        return "its values do not match their SHA-256"
+    return None
+
+
+def streamed_digest(values: np.ndarray) -> str:
+    """:func:`digest` of a memory-mapped array, a block at a time (same result)."""
+    import hashlib
+
+    sha256 = hashlib.sha256()
+    for start in range(0, len(values), BLOCK_VALUES):
+        sha256.update(np.ascontiguousarray(values[start:start + BLOCK_VALUES]).data)
+    return sha256.hexdigest()
+
+
+def write_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
+                  level: int) -> h5py.Dataset:
+    """A tier's dataset written from (memory-mapped) values a block at a time: gzip at
+    ``level`` after byte shuffling (uint16 values compress about twice as well),
+    Fletcher32 on every chunk, its digest as an attribute."""
+    dataset = group.create_dataset(name, shape=values.shape, dtype=values.dtype,
+                                   chunks=chunks_of(values.shape, values.itemsize),
+                                   compression="gzip", compression_opts=level, shuffle=True,
+                                   fletcher32=True)
+    step = BLOCK_VALUES - BLOCK_VALUES % dataset.chunks[0]
+    for start in range(0, len(values), step):
+        dataset[start:start + step] = values[start:start + step]
+    set_text(dataset.attrs, "sha256", sha256)
+    return dataset
+
+
+def stream_database(out: Path, write) -> None:
+    """Write the database ``out`` by ``write(h5py.File)`` into ``<out>.tmp``, flush it
+    and rename it into place (the old file, if any, stays until then)."""
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        with open(tmp, "wb") as handle:
+            with h5py.File(handle, "w", **file_options()) as f:
+                write(f)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_directory(out.parent)

@@ -79,6 +79,12 @@ def db_6mm(db_dir):
     return build("six-mens-morris", db_dir / "six-mens-morris.h5", progress=False).path
 
 
+@pytest.fixture(scope="session")
+def db_9mm3(db_dir):
+    """Nine men's morris with 3 pieces each, the whole game (about 2 s)."""
+    return build("nine-mens-morris", db_dir / "nine-mens-morris-3.h5", variant="3", progress=False).path
+
+
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""

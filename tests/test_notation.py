@@ -137,10 +137,11 @@ def test_play_starts_from_an_unquoted_position(db4):
 
 # --- issue 23: digits, invisible characters, whose error, the side letters ------------
 
-MORRIS = ["three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris"]
+MORRIS = ["three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris", "nine-mens-morris"]
 # Each game's side letters and board characters, as its rules name them.
 SIDES = {"three-musketeers": ("M", "E"), "tic-tac-toe": ("X", "O"), "three-mens-morris": ("W", "B"),
-         "three-mens-morris-diagonal": ("W", "B"), "six-mens-morris": ("W", "B")}
+         "three-mens-morris-diagonal": ("W", "B"), "six-mens-morris": ("W", "B"),
+         "nine-mens-morris": ("W", "B")}
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 
@@ -165,7 +166,7 @@ def test_a_hand_of_thousands_of_digits_is_refused_without_converting_it(name):
 
     game = games.get(name)
     rows = " ".join(str(game.start()).split()[3:])
-    pieces = 3 if name.startswith("three") else 6
+    pieces = {"three": 3, "six": 6, "nine": 9}[name.split("-")[0]]
     with pytest.raises(PositionError) as error:
         game.parse(f"W {'9' * 5000} {pieces} {rows}")
     assert str(error.value) == (f"White has a 5,000-digit number of pieces in hand: {game.title} "
@@ -278,6 +279,8 @@ def test_an_unknown_side_letter_names_the_side_letters_of_the_game(game):
     ("three-mens-morris", "three-mens-morris has no variants"),
     ("three-mens-morris-diagonal", "three-mens-morris-diagonal has no variants"),
     ("six-mens-morris", "six-mens-morris has no variants"),
+    ("nine-mens-morris", "its variants are: 9, 8, 7, 6, 5, 4, 3 pieces each, or W,B for unequal "
+                         "counts such as 5,4"),
 ])
 def test_an_unknown_variant_lists_the_variants(name, variants, capsys):
     assert set(games.GAMES) == set(SIDES)  # a new game: add it here
@@ -289,3 +292,23 @@ def test_an_unknown_variant_lists_the_variants(name, variants, capsys):
         assert "three-mens-morris-diagonal" in str(error.value)
     assert main(["build", "--game", name, "--variant", "x"]) == 2
     assert capsys.readouterr().err == f"retro: error: {error.value}\n"
+
+
+@pytest.mark.parametrize("text, variant", [("5,4", "5,4"), ("5-4", "5,4"), ("5_4", "5,4"), (" 5 4 ", "5,4"),
+                                           ("5,5", "5"), ("9", "9"), ("3;4", "3,4")])
+def test_nine_mens_morris_piece_counts_forgive_their_spelling(text, variant):
+    assert games.get("nine-mens-morris", text).variant == variant
+
+
+def test_nine_mens_morris_hands_may_differ_only_in_unequal_games():
+    from retro.errors import PositionError
+
+    four_three = games.get("nine-mens-morris", "4,3")
+    rows = " ".join(str(four_three.start()).split()[3:])
+    assert str(four_three.start()) == f"W 4 3 {rows}"
+    # White has placed its last piece with Black's hand already empty: Black moves on the
+    # board, then White (both hands empty, either side to move).
+    assert four_three.parse("B 0 0 WWW W.. ... ...... ... BBB ...").side.code == 1
+    assert four_three.parse("W 0 0 WWW W.. ... ...... ... BBB ...").side.code == 0
+    with pytest.raises(PositionError, match="more than the 3 Black has"):
+        four_three.parse("W 0 0 WWW W.. ... ...... ..B BBB ...")

@@ -258,8 +258,10 @@ class Database:
                             f"{type(position).__name__}")
         other = self.game.for_position(position)
         if other is not self.game:  # games sharing a Position class (the morris games)
-            raise BoardMismatchError(f"the position is a {other.title} position but {self.path} "
-                                     f"holds {self.game.title}")
+            same_title = other.title == self.game.title  # variants: say which
+            raise BoardMismatchError(
+                f"the position is a {other.short_name if same_title else other.title} position but "
+                f"{self.path} holds {self.game.short_name if same_title else self.game.title}")
         return position
 
     def _refuse_other_game(self, text: str) -> None:

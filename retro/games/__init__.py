@@ -43,9 +43,11 @@ def get(name: str = DEFAULT_GAME, variant: str | None = None) -> Game:
         raise UnknownGameError(f"unknown game {quoted(str(name))}; the games are: {', '.join(GAMES)}")
     if variant is None:
         variant = cls.variants[0]
-    if isinstance(variant, str):
+    asked = variant
+    if isinstance(variant, str) and variant not in cls.variants:
         variant = cls.variant_named(variant)
     if variant not in cls.variants:
+        variant = asked
         if cls.variants == ("",):
             raise UnknownGameError(f"{name} has no variants, so no variant {quoted(str(variant))} "
                                    f"(the games and their variants: {games_text()})")

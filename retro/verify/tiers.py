@@ -60,6 +60,7 @@ RULES = {
     BAD_WIN: "a win in n needs a move to a loss in n - 1 and none to a faster loss",
     BAD_LOSS: "a loss in n needs only moves to wins, the longest in n - 1",
     BAD_DRAW: "a draw needs no move to a loss and one to a draw",
+    6: "a symmetric image of a position holds another value than the position",
 }
 
 
@@ -161,6 +162,11 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
     game = db.game
     report = TierVerifyReport(db.path, game.full_name, len(db.tiers), True, 0, 0, 0.0)
     report.checks.extend(_metadata_checks(db, game))
+    if game.out_of_core:
+        from .outofcore import verify_tiers
+
+        verify_tiers(db, report, progress, max_reports, _disagreement)
+        return _conclude(report, started)
     dtype = np.dtype(game.value_dtype).type
     values: dict = {}
     bad_digests, unreadable = [], []
@@ -214,6 +220,10 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) 
         if bar is not None:
             bar.close()
     report.disagreements = shown
+    return _conclude(report, started)
+
+
+def _conclude(report: TierVerifyReport, started: float) -> TierVerifyReport:
     report.checks.append(Check("values", report.disagreement_count == 0,
                                f"{report.positions_checked:,} values consistent with their moves"
                                if report.disagreement_count == 0 else
@@ -237,11 +247,12 @@ def _disagreement(game: Game, tier, entry: int, stored: int, verdict: int) -> Di
     position = game.position_at(tier, entry)
     dtype = np.dtype(game.value_dtype).type
     if position is None:
-        text, words = f"entry {entry} (not a position)", f"value {stored}"
+        what = "a symmetric image" if verdict == 6 else "not a position"
+        text, words = f"entry {entry} ({what})", f"value {stored}"
     else:
         text = str(position)
         try:
-            words = str(Outcome.from_value(stored, position.side, dtype))
+            words = str(Outcome.from_value(game.value_for(position, stored), position.side, dtype))
         except ValueError:
             words = f"value {stored}"
     return Disagreement(text, game.tier_name(tier), entry, stored, words, RULES[verdict])

@@ -297,7 +297,7 @@ class Morris(Game):
         self.position_key = self.name if variant == self.variants[0] else f"{self.name} {variant}"
         self.board = board(self.spec)
         self.symmetries = len(self.board.symmetry)
-        _GAMES[self.position_key] = self
+        _GAMES.setdefault(self.position_key, self)  # the registry's instance, not a later copy
 
     # --- the index, built on first use --------------------------------------------
 

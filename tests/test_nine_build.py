@@ -1,0 +1,229 @@
+"""Nine men's morris through the whole pipeline (issue 24): the out-of-core build (raw
+checkpoints, resumed after a kill, a damaged one rebuilt, a stage then the rest), the
+file probed a chunk at a time, verify catching a changed value, and the CLI's
+``--pieces`` and ``--stage``.
+
+The values themselves are checked against an independent solver in
+tests/test_nine_oracle.py and against the engine's explicit solver in
+tests/test_nine_engine.py; here the checks are the pipeline's and the rules' (a
+colour-swapped position has the same value for the other side; a side left with 2
+pieces has lost).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import h5py
+import numpy as np
+import pytest
+
+import retro
+from retro import games
+from retro.cli import main
+from retro.db.format import DatabaseFile, dataset_path, partial_path
+from retro.engine import build as builder
+from retro.engine.build import build
+from retro.verify import verify
+from retro.games.morris import Position, Side
+
+NINE = "nine-mens-morris"
+
+
+def swapped(position: Position) -> Position:
+    """The same position with the colours exchanged (the other side to move)."""
+    return Position(position.game, position.side.other, position.black, position.white,
+                    position.black_hand, position.white_hand)
+
+
+def digests(path) -> dict:
+    with h5py.File(path, "r") as f:
+        return {name: f["tiers"][name].attrs["sha256"] for name in f["tiers"]}
+
+
+@pytest.fixture(scope="module")
+def four_three(tmp_path_factory):
+    """White 4, Black 3: the whole game (unequal counts: either side may move with both
+    hands empty)."""
+    out = tmp_path_factory.mktemp("nine") / "nine-4-3.h5"
+    return build(NINE, out, variant="4,3", progress=False).path
+
+
+def sample(db, count: int, seed: int) -> list:
+    """Positions met in random games from the start, and their colour swaps."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = db.game.start()
+        for _ in range(rng.randrange(1, 60)):
+            moves = position.legal_moves()
+            if not moves:
+                break
+            position = position.play(rng.choice(moves))
+        found.append(position)
+    return found
+
+
+def test_a_colour_swap_changes_only_who_wins(db_9mm3):
+    """Once both hands are empty the 3-piece game is the same for both colours: a
+    position and its colour swap (the other side to move) have the same value, won by
+    the swapped side. Both are read from the one entry they share, so this checks the
+    turn of relative values."""
+    with retro.open_database(db_9mm3) as db:
+        assert type(db).__name__ == "DiskTierDatabase"
+        moving = [p for p in sample(db, 600, 1) if p.white_hand == p.black_hand == 0]
+        assert len(moving) > 100
+        for position in moving:
+            outcome, other = db.probe(position), db.probe(swapped(position))
+            assert other.plies == outcome.plies
+            assert other.winner == (None if outcome.winner is None else outcome.winner.other)
+
+
+def test_each_move_s_value_is_one_ply_from_the_position_s(db_9mm3):
+    with retro.open_database(db_9mm3) as db:
+        for position in sample(db, 200, 2):
+            outcome = db.probe(position)
+            moves = db.moves(position)
+            if not moves:
+                assert position.is_over() and outcome.plies == 0
+                continue
+            best = moves[0][1]
+            if outcome.winner is None:
+                assert best.winner is None
+            else:
+                assert best.winner == outcome.winner and best.plies == outcome.plies - 1
+
+
+def test_a_side_left_with_two_pieces_has_lost_by_the_rules(db_9mm3):
+    with retro.open_database(db_9mm3) as db:
+        lost = db.game.parse("W 0 0 WW. ... ... ...... ... BBB ...")
+        assert not db.game.stored(lost) and lost.is_over()
+        outcome = db.probe(lost)
+        assert outcome.winner is Side.BLACK and outcome.plies == 0
+        # One ply before: Black closes a mill and takes the third white piece.
+        before = db.game.parse("B 0 0 WW. ..W ... ...... ... BB. ..B")
+        assert db.probe(before).winner is Side.BLACK and db.probe(before).plies == 1
+
+
+def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, interrupt_at):
+    game = games.get(NINE, "3")
+    out = tmp_path / "n3.h5"
+    interrupt_at(game.tiers()[4])
+    with pytest.raises(KeyboardInterrupt):
+        build(game, out, progress=False)
+    raw = sorted(p.name for p in partial_path(out).glob("*.npy"))
+    assert raw == sorted(f"{game.tier_name(t)}.npy" for t in game.tiers()[:4])
+    interrupt_at(None)
+    notes = []
+    summary = build(game, out, progress=False, log=notes.append)
+    assert summary.resumed_from == game.tiers()[4]
+    assert any("resuming" in note for note in notes)
+    assert digests(out) == digests(db_9mm3)
+    assert not partial_path(out).exists()
+
+
+def test_a_damaged_raw_checkpoint_is_rebuilt(tmp_path, db_9mm3, interrupt_at):
+    game = games.get(NINE, "3")
+    out = tmp_path / "n3.h5"
+    interrupt_at(game.tiers()[3])
+    with pytest.raises(KeyboardInterrupt):
+        build(game, out, progress=False)
+    damaged = partial_path(out) / f"{game.tier_name(game.tiers()[1])}.npy"
+    values = np.load(damaged)
+    values[len(values) // 2] ^= 1
+    np.save(damaged, values)
+    interrupt_at(None)
+    notes = []
+    build(game, out, progress=False, log=notes.append)
+    assert any("is damaged" in note and "do not match their SHA-256" in note for note in notes)
+    assert digests(out) == digests(db_9mm3)
+
+
+def test_the_moving_stage_then_the_rest(tmp_path, four_three):
+    game = games.get(NINE, "4,3")
+    out = tmp_path / "n43.h5"
+    moving = build(game, out, stage="moving", progress=False)
+    assert list(moving.tiers) == game.stage_tiers("moving") and all(t[0] == t[1] == 0 for t in moving.tiers)
+    with retro.open_database(out) as db:
+        assert len(db.tiers) == len(game.stage_tiers("moving"))
+        slide = game.parse("W 0 0 WWW W.. ... ...... ... BBB ...")
+        assert db.probe(slide) == retro.open_database(four_three).probe(slide)
+        with pytest.raises(retro.errors.PositionNotInDatabaseError, match="--pieces 4,3"):
+            db.probe(game.start())
+    whole = build(game, out, progress=False)
+    assert len(whole.tiers) == len(game.tiers())
+    assert digests(out) == digests(four_three)
+
+
+def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, four_three):
+    report = verify(four_three, progress=False)
+    assert report.ok and report.positions_checked > 10**6
+    bad = tmp_path / "bad.h5"
+    game = games.get(NINE, "4,3")
+    with h5py.File(four_three, "r") as source, h5py.File(bad, "w") as f:
+        for key, value in source.attrs.items():
+            f.attrs[key] = value
+        for name in source:
+            source.copy(source[name], f, name)
+        tier = game.tiers()[1]
+        where = dataset_path(game, tier)
+        values = f[where][()]
+        # An entry with a position that is won: claim a draw instead.
+        entry = next(e for e in range(len(values))
+                     if game.position_at(tier, e) is not None and values[e] < 100)
+        values[entry] = np.iinfo(values.dtype).max - 1  # the draw code
+        sha = f[where].attrs["sha256"]
+        del f[where]
+        ds = f.create_dataset(where, data=values, chunks=(min(32768, len(values)),),
+                              compression="gzip", shuffle=True, fletcher32=True)
+        ds.attrs["sha256"] = sha
+    report = verify(bad, progress=False)
+    assert not report.ok and report.disagreement_count >= 1
+    assert any(d.entry == entry for d in report.disagreements)
+    assert any(not c.ok and c.name == "digests" for c in report.checks)
+
+
+def test_the_cli_builds_probes_and_verifies_a_pieces_variant(tmp_path, capsys, four_three):
+    out = tmp_path / "n43.h5"
+    assert main(["build", "--pieces", "4-3", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    start = "W 4 3 ... ... ... ...... ... ... ..."
+    assert main(["probe", "--pieces", "4,3", "--db", str(out), "--json", start]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    with retro.open_database(four_three) as db:
+        expected = db.probe(db.game.start())
+    assert answer["plies"] == expected.plies and len(answer["moves"]) == 24
+    assert main(["verify", "--pieces", "4,3", str(out), "--quiet"]) == 0
+    assert "the database is correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["build", "--pieces", "10"], "nine-mens-morris has no variant '10'"),
+    (["build", "--pieces", "5", "--stage", "placing"], "no stage 'placing'; its stages are: moving"),
+    (["build", "--game", "six-mens-morris", "--pieces", "5"], "--pieces is for nine-mens-morris"),
+    (["build", "--game", "tic-tac-toe", "--stage", "moving"], "tic-tac-toe has no stage 'moving'"),
+    (["probe", "--pieces", "5", "W 9 9 ... ... ... ...... ... ... ..."], "White has 9 pieces in hand"),
+    (["probe", "--pieces", "4,3", "W 3 4 ... ... ... ...... ... ... ..."], "this game gives White 4 and Black 3"),
+])
+def test_bad_pieces_and_stages_are_one_line(args, words, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("retro: error: ") and words in err, err
+
+
+def test_a_probe_of_another_variant_s_file_is_refused(db_9mm3, capsys):
+    assert main(["probe", "--pieces", "4", "--db", str(db_9mm3), "W 4 4 ... ... ... ...... ... ... ..."]) == 2
+    err = capsys.readouterr().err
+    assert "holds nine-mens-morris 3" in err and err.count("\n") == 1
+
+
+def test_the_file_records_the_build_and_reads_a_chunk_per_probe(db_9mm3):
+    file = DatabaseFile(db_9mm3)
+    try:
+        assert file.game is games.get(NINE, "3")
+        dataset = file.dataset(file.tiers[0])
+        assert dataset.fletcher32 and dataset.shuffle and dataset.chunks[0] * 2 <= 1 << 16
+        assert "seconds" in dataset.attrs
+    finally:
+        file.close()

@@ -80,7 +80,8 @@ def test_the_expansion_is_the_positions_own_moves(game):
         assert expansion.tiers[0] == tier
         declared = set(game.child_tiers(tier)) | ({expansion.tiers[-1]} if game.relative_values else set())
         assert set(expansion.tiers[1:]) == declared  # nine men's morris: and a slot for lost children
-        for entry in sample_entries(game, tier, rng, 30 if game.name == "six-mens-morris" else SAMPLES):
+        for entry in sample_entries(game, tier, rng, 30 if game.name in ("six-mens-morris", "nine-mens-morris")
+                                    else SAMPLES):
             position = game.position_at(tier, entry)
             children = Counter((expansion.tiers[expansion.child_tier[e]], int(expansion.child_entry[e]))
                                for e in range(expansion.starts[entry], expansion.starts[entry + 1]))

@@ -156,12 +156,12 @@ def test_the_moving_stage_then_the_rest(tmp_path, four_three):
     assert digests(out) == digests(four_three)
 
 
-def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, four_three):
-    report = verify(four_three, progress=False)
-    assert report.ok and report.positions_checked > 10**6
+def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
+    report = verify(db_9mm3, progress=False)
+    assert report.ok and report.positions_checked > 10**5
     bad = tmp_path / "bad.h5"
-    game = games.get(NINE, "4,3")
-    with h5py.File(four_three, "r") as source, h5py.File(bad, "w") as f:
+    game = games.get(NINE, "3")
+    with h5py.File(db_9mm3, "r") as source, h5py.File(bad, "w") as f:
         for key, value in source.attrs.items():
             f.attrs[key] = value
         for name in source:
@@ -184,22 +184,24 @@ def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, four_three):
     assert any(not c.ok and c.name == "digests" for c in report.checks)
 
 
-def test_the_cli_builds_probes_and_verifies_a_pieces_variant(tmp_path, capsys, four_three):
-    out = tmp_path / "n43.h5"
-    assert main(["build", "--pieces", "4-3", "--out", str(out), "--quiet"]) == 0
+def test_the_cli_builds_probes_and_verifies_a_pieces_variant(tmp_path, capsys, db_9mm3):
+    out = tmp_path / "n3.h5"
+    assert main(["build", "--pieces", "3", "--out", str(out), "--quiet"]) == 0
+    assert digests(out) == digests(db_9mm3)
     capsys.readouterr()
-    start = "W 4 3 ... ... ... ...... ... ... ..."
-    assert main(["probe", "--pieces", "4,3", "--db", str(out), "--json", start]) == 0
+    start = "W 3 3 ... ... ... ...... ... ... ..."
+    assert main(["probe", "--pieces", "3", "--db", str(out), "--json", start]) == 0
     answer = json.loads(capsys.readouterr().out)
-    with retro.open_database(four_three) as db:
+    with retro.open_database(db_9mm3) as db:
         expected = db.probe(db.game.start())
     assert answer["plies"] == expected.plies and len(answer["moves"]) == 24
-    assert main(["verify", "--pieces", "4,3", str(out), "--quiet"]) == 0
+    assert main(["verify", "--pieces", "3", str(out), "--quiet"]) == 0
     assert "the database is correct" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, words", [
     (["build", "--pieces", "10"], "nine-mens-morris has no variant '10'"),
+    (["build", "--pieces", "4,x"], "nine-mens-morris has no variant '4,x'"),
     (["build", "--pieces", "5", "--stage", "placing"], "no stage 'placing'; its stages are: moving"),
     (["build", "--game", "six-mens-morris", "--pieces", "5"], "--pieces is for nine-mens-morris"),
     (["build", "--game", "tic-tac-toe", "--stage", "moving"], "tic-tac-toe has no stage 'moving'"),

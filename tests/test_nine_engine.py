@@ -83,6 +83,9 @@ def test_entries_round_trip_and_symmetric_images_share_one(three):
         canonical = three.canonical_entries(tier, entries)
         for entry, home in zip(entries.tolist(), canonical.tolist()):
             position = three.position_at(tier, entry)
+            if home != entry:  # an image of the position at its canonical entry: none here
+                assert position is None and three.position_at(tier, home) is not None
+                continue
             assert position is not None
             assert three.tier_of(position) == tuple(tier)
             assert three.index(position) == home

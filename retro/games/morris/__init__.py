@@ -272,7 +272,9 @@ def rules_of(name: str) -> Morris:
         game = get(game_name, variant or None)
         if not isinstance(game, Morris):
             raise PositionError(f"{name} is not a morris game: the morris games are "
-                                f"{', '.join(g.name for g in (ThreeMensMorris, ThreeMensMorrisDiagonal, SixMensMorris))}")
+                                f"{', '.join(g.name for g in (ThreeMensMorris, ThreeMensMorrisDiagonal, SixMensMorris))}, "
+                                "nine-mens-morris")
+        _GAMES[name] = game  # the registry's instance, however the position was made
     return game
 
 
@@ -297,7 +299,6 @@ class Morris(Game):
         self.position_key = self.name if variant == self.variants[0] else f"{self.name} {variant}"
         self.board = board(self.spec)
         self.symmetries = len(self.board.symmetry)
-        _GAMES.setdefault(self.position_key, self)  # the registry's instance, not a later copy
 
     # --- the index, built on first use --------------------------------------------
 

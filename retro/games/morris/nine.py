@@ -83,7 +83,7 @@ def _turns(white: int, black: int):
 
 def _variant_named(text: str) -> str:
     """``"5,4"`` however it is written (``5-4``, ``5_4``, ``5 4``); ``"5,5"`` is ``"5"``."""
-    parts = [p for p in re.split(r"[\s,;_/x-]+", text.strip().lower()) if p]
+    parts = [p for p in re.split(r"[\s,;_/-]+", text.strip()) if p]
     if len(parts) == 2 and parts[0] == parts[1]:
         parts = parts[:1]
     return ",".join(parts)
@@ -434,12 +434,13 @@ class NineMensMorris(Morris):
     def tier_kernels(self, tier, children: dict) -> TierKernels:
         args, slots = self._kernel_tables(tier)
         home = self._layout[0].index(tuple(tier))
+        symmetric = self.index_tables.symmetric
         (sectors, neighbours, lines, lines_through, tier_number, sector_offset, slot_of_tier,
          set_class, set_sym, class_base, class_count, reps, stab, sym_bytes, binomial) = args
 
         def scan(first, stop, width, finished, counter, counts, child_slot, child_entry):
             return nine_rules.scan(first, stop, home, *args, width, finished, counter, counts,
-                                   child_slot, child_entry)
+                                   child_slot, child_entry, symmetric)
 
         def parents(entries, width, out, counts):
             nine_rules.parents(entries, sectors, neighbours, lines, lines_through, tier_number,

@@ -35,8 +35,8 @@ from numba import njit, prange
 
 from ...bits import lowest_bit_index, popcount
 from .rules import closes_mill, removals
-from .sectors import (ALL, POINTS, canonical, image, least_over, sector_entry, spread,
-                      squeezed_rank)
+from .sectors import (ALL, POINTS, canonical, image, is_symmetric, least_over, sector_entry,
+                      spread, squeezed_rank)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -74,7 +74,7 @@ def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_
 def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, mode, home,
           tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
           representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry, moves, at,
-          limit):
+          limit, symmetric):
     """Every legal move of a position, as ``mode`` says:
 
     * COUNT: only count them;
@@ -82,7 +82,9 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
     * EXPAND: write each child as (slot of its tier, entry) at ``at`` (slot -1: lost at once);
     * SCAN: children in tier ``home`` are not written but weighed (the order of their
       stabiliser, summed into the return value's high part); the others written as in
-      EXPAND.
+      EXPAND. A child whose key set (its side not to move's pieces) has no symmetry but
+      the identity weighs 1 without being indexed (``symmetric``: the bitmap of sets
+      that have one): most moves stay in their tier, and indexing is most of a move's cost.
 
     At most ``limit`` moves are written (all are counted). Returns the moves written (or
     counted) plus, in SCAN mode, 2**32 times the weight of
@@ -128,6 +130,13 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
                 if mode == COUNT:
                     count += 1
                     continue
+                if mode == SCAN and not is_symmetric(after, symmetric):
+                    left = other ^ r
+                    m = popcount(left)
+                    if (m + other_hand >= 3
+                            and tier_number[other_hand, new_hand, m, popcount(after)] == home):
+                        weight += 1
+                        continue
                 if mode == LIST:
                     if count >= limit:
                         count += 1
@@ -161,7 +170,7 @@ def count_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_t
                  -1, none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8),
                  dummy, dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
                  np.empty((1, 1), dtype=np.int64), dummy, dummy,
-                 np.empty((1, 3), dtype=np.int64), 0, 0)
+                 np.empty((1, 3), dtype=np.int64), 0, 0, np.empty(0, dtype=np.uint8))
 
 
 @njit(cache=True)
@@ -182,7 +191,8 @@ def legal_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_t
     return visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, LIST, -1,
                  none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8), dummy,
                  dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
-                 np.empty((1, 1), dtype=np.int64), dummy, dummy, moves, 0, len(moves))
+                 np.empty((1, 1), dtype=np.int64), dummy, dummy, moves, 0, len(moves),
+                 np.empty(0, dtype=np.uint8))
 
 
 # --- entries of a tier -----------------------------------------------------------------
@@ -259,14 +269,15 @@ def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier
         visit(mover, other, mh, oh, neighbours, lines, lines_through, EXPAND, -1, tier_number,
               sector_offset, slot_of_tier, set_class, set_sym, class_base, representatives,
               stabiliser, sym_bytes, binomial, child_slot, child_entry,
-              np.empty((1, 3), dtype=np.int64), starts[i], starts[i + 1] - starts[i])
+              np.empty((1, 3), dtype=np.int64), starts[i], starts[i + 1] - starts[i],
+              np.empty(0, dtype=np.uint8))
 
 
 @njit(cache=True, parallel=True)
 def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
          slot_of_tier, set_class, set_sym, class_base, class_count, representatives, stabiliser,
          sym_bytes, binomial, width, finished_out, counter_out, counts_out, child_slot,
-         child_entry):
+         child_entry, symmetric):
     """Pass A of the un-move solver over entries ``first..stop-1``: each entry's
     finished value (0, OPEN, DUPLICATE), its counter of moves into its own tier (each
     move weighed by its child's stabiliser order, divided by the entry's own: the
@@ -290,7 +301,7 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
         both = visit(mover, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
                      tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
                      representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry,
-                     np.empty((1, 3), dtype=np.int64), i * width, width)
+                     np.empty((1, 3), dtype=np.int64), i * width, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost

@@ -53,6 +53,9 @@ class Tables(NamedTuple):
     stabiliser: np.ndarray  # int64 (classes,): bit g set when symmetry g keeps the class's set
     binomial: np.ndarray  # int64 (25, 25)
     sym_bytes: np.ndarray  # int64 (16, 3, 256): images of each byte of a bitboard
+    # uint8 (2**21,): bit s set when set s has a symmetry besides the identity (rare: a
+    # 2 MB bitmap that stays in cache, where set_class takes 64 MB)
+    symmetric: np.ndarray
 
 
 @njit(cache=True, inline="always")
@@ -109,6 +112,19 @@ def _number_classes(least, set_class, class_count, sym_bytes):
     return reps, stabiliser
 
 
+@njit(cache=True)
+def _symmetric_sets(set_class, class_base, stabiliser, out):
+    for s in range(1 << POINTS):
+        if stabiliser[class_base[popcount(s)] + set_class[s]] != 1:
+            out[s >> 3] |= np.uint8(1 << (s & 7))
+
+
+@njit(cache=True, inline="always")
+def is_symmetric(bb, symmetric):
+    """Whether set ``bb`` has a symmetry besides the identity."""
+    return (symmetric[bb >> 3] >> (bb & 7)) & 1
+
+
 @lru_cache(maxsize=None)
 def tables() -> Tables:
     """The index tables (built once per process)."""
@@ -125,7 +141,10 @@ def tables() -> Tables:
     np.cumsum(class_count, out=class_base[1:])
     binomial = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(POINTS + 1)],
                         dtype=np.int64)
-    result = Tables(set_class, which, class_base, class_count, reps, stabiliser, binomial, sym_bytes)
+    symmetric = np.zeros(1 << (POINTS - 3), dtype=np.uint8)
+    _symmetric_sets(set_class, class_base, stabiliser, symmetric)
+    result = Tables(set_class, which, class_base, class_count, reps, stabiliser, binomial, sym_bytes,
+                    symmetric)
     for table in result:
         table.setflags(write=False)
     return result

@@ -229,3 +229,29 @@ def test_the_file_records_the_build_and_reads_a_chunk_per_probe(db_9mm3):
         assert "seconds" in dataset.attrs
     finally:
         file.close()
+
+
+def test_analyze_counts_each_position_once_from_the_mover_s_view(db_9mm3):
+    from retro.analyze import analysis_text, analyze
+
+    report = analyze(db_9mm3, progress=False)
+    game = games.get(NINE, "3")
+    canonical = sum(int(np.count_nonzero(game.canonical_entries(t, np.arange(game.tier_size(t)))
+                                         == np.arange(game.tier_size(t)))) for t in game.tiers())
+    assert report["positions"]["distinct"] == canonical
+    assert report["positions"]["entries"] == sum(game.tier_size(t) for t in game.tiers())
+    with retro.open_database(db_9mm3) as db:
+        start = db.probe(game.start())
+        assert report["start"]["plies"] == start.plies
+        # The side to move's wins over the canonical entries, counted here by probing.
+        tier = min((t for t in game.tiers() if game.tier_size(t) > 500), key=game.tier_size)
+        wins = 0
+        for entry in range(game.tier_size(tier)):
+            position = game.position_at(tier, entry)
+            if position is not None:
+                outcome = db.probe(position)
+                wins += outcome.winner is position.side
+        row = next(r for r in report["tiers"] if r["tier"] == game.tier_name(tier))
+        assert row["by_side"]["mover"]["distinct"]["wins"] == wins
+    text = analysis_text(report)
+    assert "side to move: wins" in text and game.tier_name(game.tiers()[-1]) in text

@@ -3,7 +3,8 @@
 * :mod:`.musketeers`: Three Musketeers (per side to move and enemy count, with
   reachability from the standard start and charts);
 * :mod:`.tiers`: every other game (per tier and side to move: wins, losses and draws,
-  the longest wins, the start and its first moves, reachability).
+  the longest wins, the start and its first moves, reachability);
+* :mod:`.outofcore`: games too large for memory (nine men's morris), a chunk at a time.
 
 :func:`analyze` picks the one for the file's game; :func:`analysis_text` prints either
 report.
@@ -27,6 +28,10 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
         from .musketeers import analyze as analyze_musketeers
 
         return analyze_musketeers(path, progress=progress, reach=reach)
+    if game.out_of_core:
+        from .outofcore import analyze as analyze_out_of_core
+
+        return analyze_out_of_core(path, progress=progress, reach=reach)
     from .tiers import analyze as analyze_tiers
 
     return analyze_tiers(path, progress=progress, reach=reach)

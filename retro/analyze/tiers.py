@@ -188,12 +188,13 @@ def report_text(report: dict) -> str:
     for winner, longest in report["longest_win"].items():
         if longest:
             lines.append(f"longest win of {winner}: {longest['plies']} plies, e.g. {longest['position']}")
-    lines.append(f"\n  {'tier':<16} {'side':>8} {'wins':>12} {'losses':>12} {'draws':>12}")
+    width = max([16] + [len(row["tier"]) for row in report["tiers"]])
+    lines.append(f"\n  {'tier':<{width}} {'side':>8} {'wins':>12} {'losses':>12} {'draws':>12}")
     for row in report["tiers"]:
         for side, counts in row["by_side"].items():
             c = counts["entries"]
             if sum(c.values()):
-                lines.append(f"  {row['tier']:<16} {side:>8} {c['wins']:>12,} {c['losses']:>12,} "
+                lines.append(f"  {row['tier']:<{width}} {side:>8} {c['wins']:>12,} {c['losses']:>12,} "
                              f"{c['draws']:>12,}")
     reach = report.get("reachable")
     if reach:

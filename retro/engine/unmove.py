@@ -189,7 +189,9 @@ def fill_duplicates(entries, canonical, values):
 
 
 class _Schedule:
-    """The entries to decide, one list per level (chunks of arrays)."""
+    """The entries to decide, one list per level (chunks of arrays), held as uint32 (a
+    tier has fewer than 2**32 entries; the largest of nine men's morris may have most of
+    its 10**9 entries waiting at once) and handed out as int64, one level at a time."""
 
     def __init__(self) -> None:
         self.lists: dict[int, list] = {}
@@ -204,11 +206,11 @@ class _Schedule:
         entries, levels = entries[order], levels[order]
         bounds = np.flatnonzero(np.diff(levels)) + 1
         for part_entries, start in zip(np.split(entries, bounds), np.concatenate(([0], bounds))):
-            self.lists.setdefault(int(levels[start]), []).append(part_entries.astype(np.int64))
+            self.lists.setdefault(int(levels[start]), []).append(part_entries.astype(np.uint32))
 
     def pop(self, level: int) -> np.ndarray:
         parts = self.lists.pop(level, [])
-        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        return np.concatenate(parts).astype(np.int64) if parts else np.empty(0, dtype=np.int64)
 
     def __bool__(self) -> bool:
         return bool(self.lists)
@@ -255,6 +257,8 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     values = np.empty(size, dtype=dtype)
     aux = np.empty(size, dtype=np.uint16)
     counter = np.empty(size, dtype=np.uint8)
+    if size >= 1 << 32:
+        raise BuildError(f"{source.name}: {size:,} entries, more than the solver's schedule holds (2**32)")
     schedule = _Schedule()
     children = source.children
     push_entry = np.empty(CHUNK, dtype=np.int64)

@@ -40,7 +40,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import PositionError, quoted
+from ..errors import BoardMismatchError, PositionError, PositionNotInDatabaseError, quoted
 from .openapi import docs_html, openapi
 from .service import (
     MAX_BATCH,
@@ -146,7 +146,8 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
 
     def error(exc: BaseException, *, headers: dict | None = None) -> Response:
         status, message = public_error(exc, secrets)
-        if not isinstance(exc, (RequestError, PositionError)):
+        if not isinstance(exc, (RequestError, PositionError, BoardMismatchError,
+                                PositionNotInDatabaseError)):
             app.state.unexpected_errors += 1
             log.error("could not answer a request", exc_info=exc)
         return Response(json.dumps({"error": message}).encode(), status,

@@ -22,9 +22,12 @@ _POSITION = {
 }
 _GAME = {
     "name": "game", "in": "query", "required": False,
-    "description": "The game whose notation the position is in (a name of `retro games`, e.g. "
-                   "three-mens-morris-diagonal), where the notation alone does not say; "
-                   "without it, the game whose notation reads the position.",
+    "description": "The game whose notation the position is in, where the notation alone does "
+                   "not say: a name of `retro games` (e.g. three-mens-morris-diagonal), a game "
+                   "and its variant (`nine-mens-morris 3`) or a board's `key` from "
+                   "/api/v1/info (nine-mens-morris-3); without it, the game whose notation "
+                   "reads the position. A game named without its variant, or no game, is "
+                   "answered by any variant served here whose positions include this one.",
     "schema": {"type": "string", "maxLength": 40}, "example": "tic-tac-toe",
 }
 _SEED = {
@@ -157,7 +160,8 @@ def openapi() -> dict:
                 [_POSITION, _SEED, _GAME], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
             "/api/v1/info": {"get": get(
                 "The boards served",
-                "Per board: its game (name, variant, title, rules, notation), its "
+                "Per board: its `key` (a `game` parameter naming it), its game (name, "
+                "variant, title, `short_name`, rules, notation), the page's `label` for it, its "
                 "`references` (`[{\"title\", \"url\"}, ...]`: papers and articles on the "
                 "game, which the page links), its sides, its "
                 "geometry (points with their grid coordinates; lines between points for the "

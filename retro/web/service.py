@@ -108,6 +108,8 @@ class Board:
     metadata: dict
     attachment: Attachment | None = None
     _batch_db: Database | None = field(default=None, init=False, repr=False)
+    _tiers: frozenset | None = field(default=None, init=False, repr=False)
+    _partial: bool | None = field(default=None, init=False, repr=False)
 
     @property
     def game(self):
@@ -160,13 +162,56 @@ class Board:
         elif self.attachment.failed:
             self.attachment = None
 
+    @property
+    def label(self) -> str:
+        """What the page calls this board: the game's title, with its variant where it
+        has several (``Three Musketeers 5×5``, ``Nine men's morris with 3 pieces``)."""
+        game = self.game
+        if self.musketeers:
+            return f"{game.title} {self.size}\u00d7{self.size}"
+        if game.variant and game.short_name != game.full_name:
+            return game.short_name
+        return game.title
+
     def start(self):
-        """The start of the game, or None when the database (an endgame database) does
-        not hold it."""
+        """The start of the game, or None when the database (an endgame database, or a
+        build stopped after a stage: ``retro build --stage moving``) does not hold it."""
         start = self.game.start()
-        if self.musketeers and start.enemy_count > self.max_enemy_men:
+        if self.musketeers:
+            return None if start.enemy_count > self.max_enemy_men else start
+        game = self.game
+        if self.partial and game.stored(start) and game.tier_of(start) not in self._held:
             return None
         return start
+
+    @property
+    def _held(self) -> frozenset:
+        """The tiers the database holds (every game but Three Musketeers)."""
+        if self._tiers is None:
+            self._tiers = frozenset(self.db.tiers)
+        return self._tiers
+
+    @property
+    def partial(self) -> bool:
+        """Whether the database holds part of the game only (not Three Musketeers)."""
+        if self._partial is None:
+            self._partial = not self.musketeers and not self._held >= frozenset(self.game.tiers())
+        return self._partial
+
+    @property
+    def holds(self) -> str | None:
+        """What the database holds, in words, when it is not the whole game (None)."""
+        if self.musketeers:
+            return (None if self.game.start().enemy_count <= self.max_enemy_men
+                    else f"positions with at most {self.max_enemy_men} enemy men")
+        if not self.partial:
+            return None
+        game = self.game
+        every = game.tiers()
+        for stage in game.stages:
+            if frozenset(game.stage_tiers(stage)) == self._held:
+                return f"the positions of the {stage} stage"
+        return f"the positions of {len(self._held)} of the game's {len(every)} tiers"
 
     def info(self) -> dict:
         """What /api/v1/info says of this board: the game, its references, its sides, its
@@ -179,6 +224,8 @@ class Board:
             "variant": game.variant,
             "full_name": game.full_name,
             "title": game.title,
+            "short_name": game.short_name,
+            "label": self.label,
             "rules": game.rules,
             "notation": game.notation,
             "references": [dict(reference) for reference in game.references],
@@ -197,6 +244,7 @@ class Board:
             "built": self.metadata.get("created"),
             "retro_version_built": self.metadata.get("retro_version"),
             "start": None if start is None else str(start),
+            "holds": self.holds,
             "values": "memory" if self.db.in_memory else "disk",
             "loading": self.attachment is not None,
         })
@@ -265,41 +313,105 @@ class Service:
         """Run every kernel a request uses once, so the first answers are fast."""
         for board in self.boards.values():
             start = board.game.start()
+            if not board.musketeers and board.start() is None:
+                continue  # a build stopped after a stage: no position known to be held
             if board.musketeers:
                 enemies = start.enemies
                 while enemies.bit_count() > board.max_enemy_men:  # an endgame database
                     enemies &= enemies - 1
                 start = Position(start.side, start.musketeers, enemies, board.size)
             text = str(start)
-            for answer, arguments in ((self.probe, (text,)), (self.play, (text, "0")),
-                                      (self.batch, ([text],))):
+            for answer, arguments in ((self.probe, (text, board.key)), (self.play, (text, "0", board.key)),
+                                      (self.batch, ([text], board.key))):
                 try:
                     answer(*arguments)
-                except (PositionError, RequestError):  # a finished position: nothing to warm
-                    pass
+                except (PositionError, RequestError, PositionNotInDatabaseError):
+                    pass  # a finished position, or one the database does not hold: nothing to warm
 
     # --- parameters ------------------------------------------------------------------
 
     def parse(self, text: str | None, game: str | None = None):
         """``(board, position)`` of a request's position (groups separated by spaces or
-        ``_``), read in the notation of ``game`` when given, else of the game whose
-        notation reads it; NotServedError when no database served here answers it."""
+        ``_``); NotServedError when no database served here answers it.
+
+        ``game`` names the notation: a game (``nine-mens-morris``), a variant of one
+        (``nine-mens-morris 3``, or a board's key ``nine-mens-morris-3``), or None: the
+        game whose notation reads the text. A game's registry variant reads it first (the
+        fast path); when that variant is not served, each served variant of the same
+        game that reads the text as a position of its own is tried in turn (the variants
+        of nine men's morris share a notation, and only the pieces tell them apart).
+        Errors are the CLI's: those of ``retro probe POSITION`` without ``game``, else
+        those of the variant named (``retro probe --pieces 3 POSITION``), or of the first
+        served variant of the game named.
+        """
         if text is None:
             raise RequestError("missing parameter 'position', e.g. position=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX")
         if len(text) > MAX_POSITION_CHARS:
             raise RequestError(f"a position is at most {MAX_POSITION_CHARS} characters long; "
                                f"this one has {len(text):,}")
         text = text.replace("_", " ")
-        if game is None:
-            found, position = games.identify(text)
-        else:
+        named, exact = self._game_named(game)
+        found = position = failure = None
+        try:
+            if named is None:
+                found, position = games.identify(text)
+            else:
+                position = named.parse(text)
+                found = named.for_position(position)
+        except PositionError as error:
+            failure = error
+        if found is not None and found.file_stem in self.boards:
+            return self.board(found, position), position
+        if exact:  # that variant alone
+            if failure is not None:
+                raise failure
+            return self.board(found, position), position
+        # Another variant of the game served here.
+        name = (found or named).name if (found or named) is not None else None
+        refused = partial = None
+        for board in self.boards.values():
+            if board.game is found or (name is not None and board.game.name != name) or (
+                    name is None and board.game is games.get(board.game.name)):
+                continue
             try:
-                found = games.get(game)
-            except games.UnknownGameError as error:
+                other = board.game.parse(text)
+            except PositionError as error:
+                refused = refused or error
+                continue
+            if board.game.for_position(other) is board.game:
+                try:
+                    return self.board(board.game, other), other
+                except NotServedError as error:  # a database of part of the game
+                    partial = partial or error
+        if partial is not None:
+            raise partial
+        if found is not None:
+            return self.board(found, position), position  # NotServedError
+        raise refused if refused is not None and named is not None else failure
+
+    def _game_named(self, text: str | None):
+        """``(game, exact)``: the game a ``game`` parameter names (None for None), and
+        whether it names one variant (a board's key, ``nine-mens-morris-3``, or a game and
+        its variant, ``nine-mens-morris 3``) rather than a game by its name alone."""
+        if text is None:
+            return None, False
+        board = self.boards.get(text)
+        if board is not None:  # a board's key
+            return board.game, True
+        name, _, variant = text.strip().partition(" ")
+        try:
+            return games.get(name, variant.strip() or None), bool(variant.strip())
+        except games.UnknownGameError as error:
+            if name in games.GAMES:  # a game with a variant it does not have
                 raise RequestError(str(error)) from None
-            position = found.parse(text)
-            found = found.for_position(position)
-        return self.board(found, position), position
+            unknown = error
+        for known in games.GAMES:  # the key of a board not served here: nine-mens-morris-5
+            if name.startswith(known + "-") and not variant:
+                try:
+                    return games.get(known, name[len(known) + 1:]), True
+                except games.UnknownGameError:
+                    pass
+        raise RequestError(str(unknown)) from None
 
     def board(self, game, position) -> Board:
         """The board that answers ``position`` of ``game``; NotServedError when there is none."""
@@ -307,10 +419,13 @@ class Service:
         if board is None:
             served = ", ".join(b.game.short_name for b in self.boards.values()) or "none"
             raise NotServedError(f"no {game.short_name} database is served here (boards served: {served})")
-        if board.musketeers and position.enemy_count > board.max_enemy_men:
-            raise NotServedError(
-                f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
-                f"database served here holds positions with 0..{board.max_enemy_men} enemy men")
+        if board.musketeers:
+            if position.enemy_count > board.max_enemy_men:
+                raise NotServedError(
+                    f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
+                    f"database served here holds positions with 0..{board.max_enemy_men} enemy men")
+        elif board.partial and game.stored(position) and game.tier_of(position) not in board._held:
+            raise NotServedError(f"the {board.label} database served here holds {board.holds} only")
         return board
 
     @staticmethod

@@ -150,7 +150,9 @@ class NineMensMorris(Morris):
     def short_name(self) -> str:
         if self.variant == "9":
             return self.title
-        return f"{self.title} with {self.variant} pieces"
+        if self.white_pieces == self.black_pieces:
+            return f"{self.title} with {self.white_pieces} pieces"
+        return f"{self.title} with {self.white_pieces} white and {self.black_pieces} black pieces"
 
     # --- the tiers of this game -----------------------------------------------------
 

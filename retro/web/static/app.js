@@ -64,14 +64,35 @@ function defaultBoard() { return preferred(boards); }
 /** The boards a link's ``game`` names: a game's name, or a board's key. */
 function boardsNamed(name) { return boards.filter((b) => b.game === name || b.key === name); }
 
-/** What buttons and headings call a board: the game's title, and a Three Musketeers
- *  board's size. */
+/** What buttons and headings call a board: info's label (the game's title, and its
+ *  variant where it has several: a Three Musketeers board's size, nine men's morris's
+ *  pieces). */
 function boardLabel(board) {
-  return board.title + (board.game === 'three-musketeers' ? ' ' + board.size + '×' + board.size : '');
+  return board.label || board.title + (board.game === 'three-musketeers' ? ' ' + board.size + '×' + board.size : '');
 }
 
-/** The ``game`` parameter a board's requests carry (its registry name). */
-function gameParam(board) { return board ? board.game : null; }
+/** The ``game`` parameter a board's requests carry: the game's registry name where the
+ *  position says which board it is of (Three Musketeers' sizes), else the board's key,
+ *  which names its variant (the variants of nine men's morris write their positions
+ *  alike: only the pieces tell them apart). */
+function gameParam(board) {
+  if (!board) return null;
+  return board.game === 'three-musketeers' ? board.game : board.key;
+}
+
+/** The pieces each side has in all (morris): the hands of the board's start; none
+ *  when the database does not hold the start (a build stopped after the placing). */
+function fullHands(board) {
+  if (!board.start) return [0, 0];
+  const start = board.geometry.hands ? readPosition(board, board.start).hands : null;
+  const full = board.geometry.pieces_per_side || 0;
+  return start && start.every((n) => Number.isInteger(n)) ? start : [full, full];
+}
+
+/** What a database that does not hold its game's start holds, in info's words. */
+function holds(board) {
+  return board.holds || 'positions with at most ' + board.max_enemy_men + ' enemy men';
+}
 
 // --- the game: a tree of moves ------------------------------------------------------------
 
@@ -480,12 +501,11 @@ function openEditor(board, text) {
   const pos = text ? readPosition(board, text) : null;
   const cells = {};
   board.geometry.points.forEach((p) => { cells[p.name] = pos ? pos.cells[p.name] : '.'; });
-  const full = board.geometry.pieces_per_side || 0;
   const letters = board.sides.map((s) => s.letter);
   editor = {
     board: board, cells: cells,
     letter: pos && letters.indexOf(pos.side) >= 0 ? pos.side : letters[0],
-    hands: pos && pos.hands ? pos.hands.slice() : [full, full],
+    hands: pos && pos.hands ? pos.hands.slice() : fullHands(board),
     taken: {},  // point -> the side whose hand its piece came out of (see cycle)
     answer: null, error: '', epoch: 0,
   };
@@ -512,9 +532,9 @@ function probeEditor(follow) {
   shown.error = '';
   render();
   const other = board.sides.map((s) => s.letter).find((l) => l !== shown.letter);
-  probe(editorText(), board.game).then((answer) => ({answer: answer}), (error) => {
+  probe(editorText(), gameParam(board)).then((answer) => ({answer: answer}), (error) => {
     if (!follow) return {error: error};
-    return probe(compose(board, other, shown.cells, shown.hands), board.game)
+    return probe(compose(board, other, shown.cells, shown.hands), gameParam(board))
       .then((answer) => ({answer: answer, letter: other}), () => ({error: error}));
   }).then((got) => {
     if (editor !== shown || mine !== shown.epoch) return;
@@ -530,15 +550,16 @@ function probeEditor(follow) {
 
 /** A point of the editor goes through empty and each of the game's pieces in turn.
  *  With pieces in hand (morris), a piece put on the board comes out of its side's
- *  hand when the two together would be more than info's pieces_per_side, and goes
- *  back when the point changes again (until the hands are set by hand). */
+ *  hand when the two together would be more than the side has (its hand at the start),
+ *  and goes back when the point changes again (until the hands are set by hand). */
 function cycle(name) {
   const geometry = editor.board.geometry;
+  const full = fullHands(editor.board);
   const chars = ['.'].concat(Object.keys(geometry.pieces));
   const char = chars[(chars.indexOf(editor.cells[name]) + 1) % chars.length];
   const taken = editor.taken[name];
   if (taken !== undefined) {
-    editor.hands[taken] = Math.min(geometry.pieces_per_side, editor.hands[taken] + 1);
+    editor.hands[taken] = Math.min(full[taken], editor.hands[taken] + 1);
     delete editor.taken[name];
   }
   editor.cells[name] = char;
@@ -546,7 +567,7 @@ function cycle(name) {
     const i = editor.board.sides.findIndex((s) => s.name === geometry.pieces[char].side);
     const onBoard = Object.keys(editor.cells).filter((n) => editor.cells[n] === char).length;
     const hand = editor.hands[i];  // a count typed out of range stays as typed
-    if (i >= 0 && Number.isInteger(hand) && hand > 0 && onBoard + hand > geometry.pieces_per_side) {
+    if (i >= 0 && Number.isInteger(hand) && hand > 0 && onBoard + hand > full[i]) {
       editor.hands[i] -= 1;
       editor.taken[name] = i;
     }
@@ -577,7 +598,7 @@ function drawEditorSides() {
     [0, 1].forEach((i) => {
       $('hand-' + i + '-name').textContent = capitalize(editor.board.sides[i].title);
       const input = $('hand-' + i);
-      input.max = String(editor.board.geometry.pieces_per_side);
+      input.max = String(fullHands(editor.board)[i]);
       input.value = String(editor.hands[i]);
     });
   }
@@ -980,8 +1001,7 @@ function drawControls() {
     button.setAttribute('aria-pressed', String(board !== null && button.getAttribute('data-key') === board.key));
   });
   if (board) {
-    $('game-name').textContent = boardLabel(board) +
-      (board.start ? '' : ': positions with at most ' + board.max_enemy_men + ' enemy men');
+    $('game-name').textContent = boardLabel(board) + (board.start ? '' : ': ' + holds(board));
     $('rules').textContent = board.rules;
     $('notation-help').textContent = board.notation;
     drawReferences(board);
@@ -1139,8 +1159,7 @@ function wireEditor() {
   $('edit-clear').addEventListener('click', () => {
     if (!editor) return;
     Object.keys(editor.cells).forEach((n) => { editor.cells[n] = '.'; });
-    const full = editor.board.geometry.pieces_per_side || 0;
-    editor.hands = [full, full];
+    editor.hands = fullHands(editor.board);
     editor.taken = {};
     drawEditorSides();
     probeEditor(true);
@@ -1293,10 +1312,10 @@ function drawBoardButtons() {
       const label = boardLabel(board);
       const attrs = {type: 'button', 'data-key': board.key, 'aria-pressed': 'false', 'aria-label': label,
         title: board.start ? 'New game: ' + label
-          : label + ', an endgame database: positions with at most ' + board.max_enemy_men +
-            ' enemy men; compose one in the editor, or paste one in the Position box'};
+          : label + ', an endgame database: ' + holds(board) +
+            '; compose one in the editor, or paste one in the Position box'};
       if (board.size) attrs['data-size'] = board.size;
-      const short = group.length > 1 ? label.slice(board.title.length).trim() || label : label;
+      const short = group.length > 1 ? label.slice(board.title.length).trim().replace(/^with\s+/, '') || label : label;
       const button = html('button', attrs, short);
       button.addEventListener('click', () => openBoard(board));
       box.appendChild(button);

@@ -193,7 +193,7 @@ def test_two_variants_served_at_once(db_9mm3, nine3, moving43):
         boards = client.get("/api/v1/info").json()["boards"]
         assert [(b["key"], b["label"], b["start"], b["holds"]) for b in boards] == [
             (KEY, "Nine men's morris with 3 pieces", START, None),
-            ("nine-mens-morris-4-3", "Nine men's morris with 4,3 pieces", None,
+            ("nine-mens-morris-4-3", "Nine men's morris with 4 white and 3 black pieces", None,
              "the positions of the moving stage")]
         # Positions of one variant only: whatever names the game.
         for game in ({}, {"game": NINE}, {"game": KEY}):
@@ -212,7 +212,7 @@ def test_two_variants_served_at_once(db_9mm3, nine3, moving43):
         # The placing of 4,3: not in the file served.
         placing = get(client, "probe", position="W 4 3 ... ... ... ...... ... ... ...")
         assert placing.status_code == 404 and placing.json() == {"error": (
-            "the Nine men's morris with 4,3 pieces database served here holds the positions of "
+            "the Nine men's morris with 4 white and 3 black pieces database served here holds the positions of "
             "the moving stage only")}
         assert client.app.state.unexpected_errors == 0
 

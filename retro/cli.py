@@ -294,6 +294,11 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--exact", action="store_true",
                        help="find the number of plies and a principal line too")
     solve.add_argument("--table-bits", type=_table_bits, metavar="B", help=TABLE_BITS_HELP)
+    solve.add_argument("--db", type=Path, metavar="PATH",
+                       help="nine men's morris: a database holding the moving phase (retro build "
+                       "--stage moving); the search runs over the placement phase down to it "
+                       "(Gasser's method) and answers who wins")
+    solve.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
 
     crosscheck = command(
@@ -368,7 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except GameMismatchError as error:
-        return _fail(f"--game {error.asked} but {error.path} holds {error.held}")
+        asked = str(error.asked)
+        if asked.startswith(NINE + " "):  # a variant asked for by --pieces
+            return _fail(f"--pieces {asked[len(NINE) + 1:]} but {error.path} holds {error.held}")
+        return _fail(f"--game {asked} but {error.path} holds {error.held}")
     except (PositionError, DatabaseError, UsageError, games.UnknownGameError) as error:
         return _fail(str(error))
     except ValueError as error:  # the library's other documented input errors
@@ -453,7 +461,8 @@ def _forced_game(args: argparse.Namespace):
     pieces = _pieces_variant(args)
     if pieces is not None:
         return games.get(NINE, pieces)
-    return games.get(args.game) if args.game else None
+    name = getattr(args, "game", None)
+    return games.get(name) if name else None
 
 
 def _game_of(args: argparse.Namespace):
@@ -693,6 +702,9 @@ def _solve(args: argparse.Namespace) -> int:
     from .crosscheck import new_solver, warm_up
     from .search import alphabeta, dfpn
 
+    forced = _forced_game(args)
+    if args.db is not None or (forced is not None and forced.name == NINE):
+        return _solve_by_search(args, forced)
     game, position = games.identify(args.position)
     if args.board is not None:
         if game.name != games.DEFAULT_GAME:
@@ -736,6 +748,48 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         print(f"alpha-beta: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
               f"{stats.cutoffs:,} cut-offs, {stats.seconds:.2f} s")
+    return 0
+
+
+def _solve_by_search(args: argparse.Namespace, forced) -> int:
+    """Nine men's morris: alpha-beta over the placement phase down to a moving-phase
+    database (retro.search.nine)."""
+    from .db.format import DatabaseFile
+    from .search.nine import Leaves, SearchError, solve
+
+    if args.db is None:
+        raise UsageError(f"{NINE}: give --db, a database holding its moving phase (retro build "
+                         "--game nine-mens-morris --stage moving)")
+    file = DatabaseFile(args.db, cache_bytes=0)
+    held = file.game
+    file.close()
+    if held.name != NINE:
+        raise UsageError(f"--db {args.db} holds {held.full_name}: the search is for {NINE}")
+    if forced is not None and forced is not held:
+        raise GameMismatchError(forced.full_name, held.full_name, file.path)
+    position = held.parse(args.position)
+    if args.method is not None or args.exact:
+        raise UsageError(f"{NINE} is solved by alpha-beta over its placement phase: it answers who "
+                         "wins, without --method or --exact")
+    try:
+        with _notice_if_slow("reading the moving phase's values", after=1.5):
+            leaves = Leaves(args.db)
+        result = solve(position, leaves, **({"table_bits": args.table_bits} if args.table_bits else {}))
+    except SearchError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 0
+    print(position)
+    if result.winner is None:
+        print("a draw" + (" (the game is over)" if position.is_over() else " with perfect play"))
+    else:
+        side = position.side if result.result == 1 else position.side.other
+        print(f"{side.title} wins")
+    if result.best_move:
+        print(f"{'a move that keeps it' if result.result < 1 else 'winning move'}: {result.best_move}")
+    print(f"alpha-beta over the placement phase: {result.nodes:,} nodes, {result.leaves:,} "
+          f"moving-phase leaves read, {result.seconds:.2f} s")
     return 0
 
 

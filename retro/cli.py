@@ -765,15 +765,14 @@ def _solve_by_search(args: argparse.Namespace, forced) -> int:
     file.close()
     if held.name != NINE:
         raise UsageError(f"--db {args.db} holds {held.full_name}: the search is for {NINE}")
-    if forced is not None and forced is not held:
-        raise GameMismatchError(forced.full_name, held.full_name, file.path)
-    position = held.parse(args.position)
+    game = forced or held  # another variant's moving phase holds this one's
+    position = game.parse(args.position)
     if args.method is not None or args.exact:
         raise UsageError(f"{NINE} is solved by alpha-beta over its placement phase: it answers who "
                          "wins, without --method or --exact")
     try:
         with _notice_if_slow("reading the moving phase's values", after=1.5):
-            leaves = Leaves(args.db)
+            leaves = Leaves(args.db).for_game(game)
         result = solve(position, leaves, **({"table_bits": args.table_bits} if args.table_bits else {}))
     except SearchError as error:
         raise UsageError(str(error)) from None

@@ -103,6 +103,19 @@ class Leaves:
         finally:
             file.close()
 
+    def for_game(self, game) -> Leaves:
+        """The same values for another variant (a moving-phase tier's values do not depend
+        on the pieces each side started with): the standard game's moving phase decides
+        every game with fewer pieces."""
+        view = Leaves.__new__(Leaves)
+        order, own = game.tiers(), self.game.tiers()
+        view.game, view.packed, view.entries = game, self.packed, self.entries
+        view.tiers = [t for t in self.tiers if t in order]
+        view.base = np.full(len(order), -1, dtype=np.int64)
+        for tier in view.tiers:
+            view.base[order.index(tier)] = self.base[own.index(tier)]
+        return view
+
     def _load(self, game, moving, read, where: str) -> None:
         if not moving:
             raise SearchError(f"{where} holds no moving-phase tier of {game.full_name}")

@@ -1,0 +1,453 @@
+"""Benchmark: build a nine men's morris database, then probe it; prints JSON figures.
+
+    python benchmarks/nine.py [--pieces P|W,B] [--stage moving] [--threads T] [--out DIR]
+                              [--probes N] [--seed S]
+    python benchmarks/nine.py --db PATH [--probes N] [--seed S]
+
+The build (``retro.engine.build.build``, as ``retro build --force`` does it) runs in
+a child process, so that its wall time and peak memory (the child's maximum resident
+set, from ``getrusage(RUSAGE_CHILDREN)`` once it has exited) are its own. The wall
+time includes the interpreter's start-up, the imports and the build's warm-up
+(numba compiling the kernels on a first run, else loading them from its cache);
+``build.seconds`` is the time the build itself reports and writes into the file
+(``build_seconds``), which leaves those out. ``build.notes`` is the build's log: its
+notice "compiling the build's kernels" appears whenever the warm-up takes over 1.5 s,
+which loading numba's cache can take on a loaded machine too. ``--pieces`` is the
+variant: 3..9 pieces each, or W,B for unequal counts such as 4,3; ``--stage moving``
+builds only the moving phase (both hands empty). Without ``--out`` the file is built
+in a temporary folder, removed afterwards; with ``--out DIR`` it is kept there, as
+``nine-mens-morris-<variant>[-moving].h5`` (an existing file of that name is rebuilt).
+``--db PATH`` builds nothing and measures an existing file (its game must be nine
+men's morris; its variant and stage come from the file).
+
+From the file: each tier's entries, its solving seconds (the dataset's attribute
+``seconds``), its stored bytes (compressed, ``dataset.id.get_storage_size()``) and
+bytes per entry; the totals: entries, positions (both sides, every symmetric image),
+solve rate, file size.
+
+Probes: ``--probes`` distinct positions held by the file (distinct entries: two
+symmetric images are one). A file of the whole game: every position of random games
+from the start (uniform random moves, at most 200 plies a game, positions whose mover
+has already lost left out: they are not stored). A moving-phase file: a tier drawn in
+proportion to its entries, an entry drawn uniformly, its position
+(``game.position_at``; entries holding a non-canonical image are drawn again). Each
+position is probed with ``retro.open_database(path).probe`` (a DiskTierDatabase: each
+probe reads the one HDF5 chunk holding its value, through a small chunk cache):
+
+* ``probe_ms.cold``: a freshly opened database, the first probe of each position, in
+  draw order (its kernels loaded beforehand by another database object). A probe
+  whose chunk an earlier probe already read finds it in the chunk cache:
+  ``new_chunk`` and ``cached_chunk`` split the figures. The operating system's page
+  cache is not dropped (the file was just written, or read), so a chunk read is a
+  decompression from memory, not a disk read: ``"page_cache": "warm"``;
+* ``probe_ms.warm``: a second pass over the same positions, same database. HDF5's
+  chunk cache holds ``hdf5_chunk_cache_bytes`` of decompressed chunks: when the
+  chunks the cold pass read (``chunks_read_bytes``) do not fit, the second pass
+  decompresses some again;
+* ``moves_ms``: ``db.moves`` of each position (a probe of every child, best first),
+  after the warm pass.
+
+Latencies are p50/p90/p99/max in milliseconds of ``time.perf_counter`` around each
+call. On a machine shared with other work every figure moves with its load:
+``machine.load_average_before`` is read before the build, and
+``probe_ms.load_average_before`` before the probes. ``stage`` is ``"moving"`` for a
+moving-phase file and ``"whole game"`` for a file of every position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GAME = "nine-mens-morris"
+STAGES = ("moving",)
+MAX_PLIES = 200  # a random game longer than this is cut: random play seldom ends a morris game
+PROG = "benchmarks/nine.py"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, status 2
+        self.exit(2, f"{PROG}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not at least 1")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    title, _, rest = __doc__.split("\n\n", 2)
+    parser = _Parser(prog=PROG, description=f"{title}\n\n{rest}",
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     usage="%(prog)s [--pieces P|W,B] [--stage moving] [--threads T] "
+                     "[--out DIR] [--probes N] [--seed S] | --db PATH [--probes N] [--seed S]")
+    parser.add_argument("--pieces", metavar="P|W,B",
+                        help="the variant to build: P pieces each (3..9) or W,B, White's and "
+                        "Black's counts (4,3); default 4")
+    parser.add_argument("--stage", metavar="STAGE",
+                        help="build only this stage: moving (the positions with both hands empty)")
+    parser.add_argument("--threads", type=_positive, metavar="T",
+                        help="the build's worker threads (default: one per core)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="build into DIR and keep the file (default: a temporary folder, "
+                        "removed afterwards)")
+    parser.add_argument("--probes", type=_positive, default=2000, metavar="N",
+                        help="distinct positions to probe (default: 2000)")
+    parser.add_argument("--db", type=Path, metavar="PATH",
+                        help="build nothing: measure this nine men's morris file")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="random seed of the probed positions (default: 0)")
+    parser.add_argument("--child-build", nargs=2, metavar=("VARIANT", "OUT"), help=argparse.SUPPRESS)
+    return parser
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what cannot be used, in one line (status 2); fill in the variant."""
+    from retro import games
+
+    if args.db is not None:
+        given = [name for name, value in (("--pieces", args.pieces), ("--stage", args.stage),
+                                          ("--threads", args.threads), ("--out", args.out))
+                 if value is not None]
+        if given:
+            parser.error(f"--db measures an existing file; {', '.join(given)} "
+                         f"{'is' if len(given) == 1 else 'are'} for a build")
+        if not args.db.is_file():
+            parser.error(f"--db {args.db}: {'a folder, not a file' if args.db.is_dir() else 'no such file'}")
+        from retro.db.format import DatabaseError, DatabaseFile
+
+        try:
+            held = DatabaseFile(args.db)
+        except DatabaseError as error:
+            parser.error(f"--db {args.db}: {str(error).splitlines()[0]}")
+        game = held.game
+        held.close()
+        if game.name != GAME:
+            parser.error(f"--db {args.db} holds {game.full_name}, not {GAME}")
+        return
+    if args.stage is not None and args.stage not in STAGES:
+        parser.error(f"--stage {args.stage!r}: the only stage is {', '.join(STAGES)}")
+    if args.pieces is not None and not re.fullmatch(r"\d+(,\d+)?", args.pieces.strip()):
+        parser.error(f"--pieces {args.pieces!r}: write P or W,B, such as 4 or 4,3")
+    try:
+        args.variant = games.get(GAME, (args.pieces or "4").strip()).variant
+    except games.UnknownGameError as error:
+        parser.error(f"--pieces {args.pieces}: {str(error).splitlines()[0]}")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is not a folder")
+
+
+# --- the build ----------------------------------------------------------------------------
+
+
+def child_build(variant: str, out: str, stage: str | None, threads: int | None) -> None:
+    """In the child: build, then print the build's summary as JSON on stdout."""
+    from retro.engine.build import build
+
+    notes: list[str] = []
+    summary = build(GAME, out, None, threads, variant=variant, stage=stage, force=True,
+                    progress=False, log=notes.append)
+    print(json.dumps({"seconds": summary.seconds, "positions": summary.positions,
+                      "file_bytes": summary.file_bytes, "notes": notes,
+                      "self_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+
+
+def run_build(variant: str, out: Path, stage: str | None, threads: int | None) -> dict:
+    command = [sys.executable, os.path.abspath(__file__), "--child-build", variant, str(out)]
+    if stage:
+        command += ["--stage", stage]
+    if threads:
+        command += ["--threads", str(threads)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # Linux: kilobytes
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        sys.exit(f"{PROG}: error: the build failed: {last}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "command": " ".join(["python", "-m", "retro.cli", "build", "--pieces", variant,
+                             *(["--stage", stage] if stage else []), "--out", str(out),
+                             *(["--threads", str(threads)] if threads else []), "--force"]),
+        "wall_seconds": round(wall, 3),
+        "seconds": round(report["seconds"], 3),
+        "startup_and_warm_up_seconds": round(wall - report["seconds"], 3),
+        # ru_maxrss of children is the largest of any child so far: the build is the only one
+        "peak_rss_bytes": max(peak_kb, before) * 1024,
+        "peak_rss_mb": round(max(peak_kb, before) / 1024, 1),
+        "notes": report["notes"],
+    }
+
+
+# --- the file -----------------------------------------------------------------------------
+
+
+def file_figures(path: Path):
+    """(game, stage, tiers, totals, threads, build seconds) of a built file."""
+    from retro.db.format import DatabaseError, DatabaseFile
+
+    try:
+        db = DatabaseFile(path)
+    except DatabaseError as error:
+        sys.exit(f"{PROG}: error: {str(error).splitlines()[0]}")
+    try:
+        game = db.game
+        held = list(db.tiers)
+        if held == game.tiers():
+            stage = None
+        elif held == game.stage_tiers("moving"):
+            stage = "moving"
+        else:
+            stage = "partial"
+        rows = []
+        for tier in held:
+            dataset = db.dataset(tier)
+            entries = int(dataset.shape[0])
+            stored = int(dataset.id.get_storage_size())
+            rows.append({
+                "name": game.tier_name(tier),
+                "entries": entries,
+                "seconds": round(float(dataset.attrs.get("seconds", 0.0)), 4),
+                "stored_bytes": stored,
+                "bytes_per_entry": round(stored / entries, 4) if entries else None,
+                "chunk_entries": dataset.chunks[0] if dataset.chunks else None,
+            })
+        metadata = db.metadata
+    finally:
+        db.close()
+    build_seconds = float(metadata.get("build_seconds", 0.0))
+    entries = sum(r["entries"] for r in rows)
+    positions = game.positions(held)
+    stored = sum(r["stored_bytes"] for r in rows)
+    file_bytes = path.stat().st_size
+    totals = {
+        "tiers": len(rows),
+        "entries": entries,
+        "positions": positions,
+        "positions_per_entry": round(positions / entries, 3) if entries else None,
+        "build_seconds": build_seconds,
+        "tier_seconds_sum": round(sum(r["seconds"] for r in rows), 3),
+        "entries_per_second": round(entries / build_seconds) if build_seconds else None,
+        "positions_per_second": round(positions / build_seconds) if build_seconds else None,
+        "stored_bytes": stored,
+        "bytes_per_entry": round(stored / entries, 4) if entries else None,
+        "file_bytes": file_bytes,
+        "file_mb": round(file_bytes / 1e6, 3),
+    }
+    threads = metadata.get("threads")
+    return game, stage, rows, totals, int(threads) if threads is not None else None, \
+        metadata.get("retro_version")
+
+
+# --- the probes ---------------------------------------------------------------------------
+
+
+def _key(game, position) -> tuple:
+    return game.tier_of(position), game.index(position)
+
+
+def random_play(game, count: int, rng: random.Random) -> list:
+    """``count`` distinct stored positions of random games from the start (fewer when
+    the game has fewer, or random play stops finding new ones)."""
+    seen: set = set()
+    out = []
+    idle = 0  # positions visited since the last new one
+    while len(out) < count and idle < 50 * count:
+        position = game.start()
+        for _ in range(MAX_PLIES + 1):
+            if game.stored(position):
+                key = _key(game, position)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(position)
+                    idle = 0
+                    if len(out) >= count:
+                        break
+                else:
+                    idle += 1
+            if position.is_over():
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+    return out
+
+
+def random_entries(game, tiers: list, count: int, rng: random.Random) -> list:
+    """``count`` distinct positions of ``tiers``: a tier in proportion to its entries, an
+    entry uniformly (non-canonical entries drawn again)."""
+    sizes = [game.tier_size(t) for t in tiers]
+    seen: set = set()
+    out = []
+    tries = 0
+    while len(out) < count and tries < 50 * count:
+        tries += 1
+        tier = rng.choices(tiers, weights=sizes)[0]
+        entry = rng.randrange(game.tier_size(tier))
+        position = game.position_at(tier, entry)
+        if position is None or not game.stored(position):
+            continue
+        key = _key(game, position)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(position)
+    return out
+
+
+def latency(samples: list[float]) -> dict:
+    """p50/p90/p99/max of ``samples`` (seconds) in milliseconds; nearest-rank percentiles."""
+    if not samples:
+        return {"count": 0}
+    ordered = sorted(samples)
+
+    def rank(p: float) -> float:
+        return ordered[min(len(ordered) - 1, max(0, -(-len(ordered) * p // 100) - 1))]
+
+    return {"count": len(ordered), "p50": round(rank(50) * 1e3, 4), "p90": round(rank(90) * 1e3, 4),
+            "p99": round(rank(99) * 1e3, 4), "max": round(ordered[-1] * 1e3, 4),
+            "mean": round(sum(ordered) / len(ordered) * 1e3, 4)}
+
+
+def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple[dict, dict]:
+    from retro import open_database
+    from retro.db.musketeers import HDF5_CACHE_BYTES
+
+    rng = random.Random(seed)
+    with open_database(path) as db:  # draws the positions and loads the kernels
+        game, tiers = db.game, list(db.tiers)
+        draw = random_play if stage is None else (lambda g, n, r: random_entries(g, tiers, n, r))
+        positions = draw(game, count, rng)
+        for position in draw(game, 5, random.Random(seed + 1)):
+            db.probe(position)
+            db.moves(position)
+        keys = [_key(game, p) for p in positions]
+        datasets = {tier: db._file.dataset(tier) for tier in tiers}
+        chunk_of = {tier: d.chunks[0] for tier, d in datasets.items()}
+        chunk_bytes = {tier: d.chunks[0] * d.dtype.itemsize for tier, d in datasets.items()}
+    placing = sum(1 for p in positions if p.white_hand or p.black_hand)
+    load = os.getloadavg()
+
+    with open_database(path) as db:
+        cold, new_chunk, cached_chunk = [], [], []
+        chunks_read: set = set()
+        for position, (tier, entry) in zip(positions, keys):
+            started = time.perf_counter()
+            db.probe(position)
+            elapsed = time.perf_counter() - started
+            cold.append(elapsed)
+            chunk = (tier, entry // chunk_of[tier])
+            (cached_chunk if chunk in chunks_read else new_chunk).append(elapsed)
+            chunks_read.add(chunk)
+        warm = []
+        for position in positions:
+            started = time.perf_counter()
+            db.probe(position)
+            warm.append(time.perf_counter() - started)
+        moves, children = [], 0
+        for position in positions:
+            started = time.perf_counter()
+            answer = db.moves(position)
+            moves.append(time.perf_counter() - started)
+            children += len(answer)
+
+    probes = {
+        "positions": len(positions),
+        "asked": count,
+        "drawn_by": "random play from the start" if stage is None else "random entries of the file's tiers",
+        "placement_phase_share": round(placing / len(positions), 3) if positions else None,
+        "seed": seed,
+        "page_cache": "warm",
+        "hdf5_chunk_cache_bytes": HDF5_CACHE_BYTES,
+        "load_average_before": [round(x, 2) for x in load],
+        # decompressed bytes of every chunk the probes read, against HDF5's chunk cache:
+        # above it, the warm pass reads chunks again (below it too, sometimes: HDF5's
+        # cache evicts a chunk whose hash slot another takes)
+        "chunks_read_bytes": sum(chunk_bytes[tier] for tier, _ in chunks_read),
+        "cold": {**latency(cold), "chunks_read": len(chunks_read),
+                 "new_chunk": latency(new_chunk), "cached_chunk": latency(cached_chunk)},
+        "warm": latency(warm),
+    }
+    moves_ms = {**latency(moves), "children_per_position": round(children / len(positions), 2)
+                if positions else None}
+    moves_ms = {k: v for k, v in moves_ms.items() if k not in ("p90",)}
+    return probes, moves_ms
+
+
+def main() -> None:
+    parser = _parser()
+    args = parser.parse_args()
+    if args.child_build:
+        child_build(*args.child_build, args.stage, args.threads)
+        return
+    _check(parser, args)
+
+    import retro
+
+    machine = {"cpus": os.cpu_count(), "platform": platform.platform(),
+               "python": platform.python_version(),
+               "load_average_before": [round(x, 2) for x in os.getloadavg()]}
+    scratch = None
+    try:
+        if args.db is not None:
+            path = args.db
+            build = None
+        else:
+            if args.out is None:
+                scratch = tempfile.mkdtemp(prefix="retro-nine-")
+                folder = Path(scratch)
+            else:
+                folder = args.out
+                folder.mkdir(parents=True, exist_ok=True)
+            stem = f"{GAME}-{args.variant.replace(',', '-')}" + (f"-{args.stage}" if args.stage else "")
+            path = folder / f"{stem}.h5"
+            build = run_build(args.variant, path, args.stage, args.threads)
+            if scratch is not None:
+                build["kept"] = False
+                build["command"] = build["command"].replace(str(path), f"<temporary>/{path.name}")
+            else:
+                build["kept"] = str(path.resolve())
+        game, stage, tiers, totals, threads, version = file_figures(path)
+        if build is not None:
+            build["entries_per_wall_second"] = round(totals["entries"] / build["wall_seconds"])
+        else:
+            build = {"built": False, "file": str(path.resolve()), "seconds": totals["build_seconds"],
+                     "retro_version_of_file": version}
+        probes, moves = probe_figures(path, stage, args.probes, args.seed)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    print(json.dumps({
+        "game": GAME,
+        "variant": game.variant,
+        "stage": stage or "whole game",
+        "threads": threads,
+        "build": build,
+        "tiers": tiers,
+        "totals": totals,
+        "probe_ms": probes,
+        "moves_ms": moves,
+        "machine": machine,
+        "retro_version": retro.__version__,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -755,7 +755,8 @@ def _solve_by_search(args: argparse.Namespace, forced) -> int:
     """Nine men's morris: alpha-beta over the placement phase down to a moving-phase
     database (retro.search.nine)."""
     from .db.format import DatabaseFile
-    from .search.nine import Leaves, SearchError, solve
+    from .db.leaves import Leaves, LeavesError
+    from .search.nine import SearchError, solve
 
     if args.db is None:
         raise UsageError(f"{NINE}: give --db, a database holding its moving phase (retro build "
@@ -774,7 +775,7 @@ def _solve_by_search(args: argparse.Namespace, forced) -> int:
         with _notice_if_slow("reading the moving phase's values", after=1.5):
             leaves = Leaves(args.db).for_game(game)
         result = solve(position, leaves, **({"table_bits": args.table_bits} if args.table_bits else {}))
-    except SearchError as error:
+    except (SearchError, LeavesError) as error:
         raise UsageError(str(error)) from None
     if args.json:
         print(json.dumps(result.as_dict()))

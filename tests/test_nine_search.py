@@ -13,7 +13,8 @@ import pytest
 import retro
 from retro import games
 from retro.cli import main
-from retro.search.nine import Leaves, solve
+from retro.db.leaves import Leaves
+from retro.search.nine import solve
 
 NINE = "nine-mens-morris"
 

@@ -25,11 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..db.format import DatabaseFile
 from ..games.morris import nine_rules
 from ..games.morris.sectors import sector_entry
 from ..bits import popcount
-from ..values import draw_value
 
 LOSS, DRAW, WIN = -1, 0, 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -58,85 +56,6 @@ class NineSearchResult:
                 "result": {1: "win", 0: "draw", -1: "loss"}[self.result],
                 "best_move": self.best_move, "nodes": self.nodes, "leaves": self.leaves,
                 "seconds": round(self.seconds, 3)}
-
-
-@njit(cache=True)
-def _pack(values, draw, out, first):
-    """2 bits per entry into ``out`` from entry ``first``: 0 loss, 1 draw, 2 win (for the
-    side to move), 3 not a position."""
-    for i in range(len(values)):
-        v = values[i]
-        if v == draw:
-            code = 1
-        elif v >= draw - 1:
-            code = 3
-        elif v & 1:
-            code = 2
-        else:
-            code = 0
-        e = first + i
-        out[e >> 2] |= np.uint8(code << ((e & 3) * 2))
-
-
-class Leaves:
-    """The moving phase's values, 2 bits per entry, and where each tier starts: from a
-    database holding it (``path``), or from the raw checkpoints of a build
-    (``<out>.partial/``, with ``game``: a moving-phase tier's values are the same in
-    every variant whose pieces it fits)."""
-
-    def __init__(self, path, game=None) -> None:
-        from pathlib import Path
-
-        path = Path(path)
-        if path.is_dir():
-            if game is None:
-                raise SearchError("a checkpoint folder needs the game it is read for")
-            moving = [t for t in game.stage_tiers("moving")
-                      if (path / f"{game.tier_name(t)}.npy").is_file()]
-            self._load(game, moving, lambda t, a, b: np.load(path / f"{game.tier_name(t)}.npy",
-                                                               mmap_mode="r")[a:b], str(path))
-            return
-        file = DatabaseFile(path)
-        try:
-            moving = [t for t in file.tiers if t[0] == t[1] == 0]
-            self._load(file.game, moving, lambda t, a, b: file.read(t, slice(a, b)), str(file.path))
-        finally:
-            file.close()
-
-    def for_game(self, game) -> Leaves:
-        """The same values for another variant (a moving-phase tier's values do not depend
-        on the pieces each side started with): the standard game's moving phase decides
-        every game with fewer pieces."""
-        view = Leaves.__new__(Leaves)
-        order, own = game.tiers(), self.game.tiers()
-        view.game, view.packed, view.entries = game, self.packed, self.entries
-        view.tiers = [t for t in self.tiers if t in order]
-        view.base = np.full(len(order), -1, dtype=np.int64)
-        for tier in view.tiers:
-            view.base[order.index(tier)] = self.base[own.index(tier)]
-        return view
-
-    def _load(self, game, moving, read, where: str) -> None:
-        if not moving:
-            raise SearchError(f"{where} holds no moving-phase tier of {game.full_name}")
-        self.game = game
-        order = game.tiers()
-        self.base = np.full(len(order), -1, dtype=np.int64)
-        total = 0
-        for tier in moving:
-            self.base[order.index(tier)] = total
-            total += game.tier_size(tier)
-        self.packed = np.zeros((total + 3) // 4, dtype=np.uint8)
-        draw = draw_value(np.dtype(game.value_dtype).type)
-        step = 1 << 24
-        for tier in moving:
-            size = game.tier_size(tier)
-            base = int(self.base[order.index(tier)])
-            for first in range(0, size, step):
-                _pack(np.ascontiguousarray(read(tier, first, min(size, first + step))), draw,
-                      self.packed, base + first)
-        self.entries = total
-        self.tiers = moving
 
 
 @njit(cache=True)
@@ -243,9 +162,13 @@ def _search(mover, other, mh, oh, alpha, beta, tables, stats, tt_keys, tt_data, 
     return best
 
 
-def solve(position, leaves: Leaves, *, table_bits: int = 22) -> NineSearchResult:
+def solve(position, leaves, *, table_bits: int = 22) -> NineSearchResult:
     """Who wins ``position`` (a nine men's morris position of ``leaves``' game, pieces in
-    hand or not) with perfect play, by alpha-beta down to the moving phase."""
+    hand or not) with perfect play, by alpha-beta down to the moving phase.
+
+    ``leaves``: the moving phase's values as :class:`retro.db.leaves.Leaves` packs them
+    (``game``, ``packed``: 2 bits an entry, ``base``: where each tier starts, by the
+    game's tier number, -1 for a tier not held)."""
     game = leaves.game
     if game.for_position(position) is not game:
         raise SearchError(f"the position is not of {game.short_name}, which the database holds")

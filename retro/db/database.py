@@ -21,6 +21,7 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 
+import h5py
 import numpy as np
 
 from .. import games
@@ -42,6 +43,7 @@ from ..values import Outcome, draw_value, preference_keys, won_text
 from . import locations
 from .format import (
     DatabaseFile,
+    dataset_path,
     build_command,  # re-exported
     default_path,
     partial_path,
@@ -342,12 +344,19 @@ class DiskTierDatabase(Database):
     SHA-256 and its moves, and each chunk read is checked against its Fletcher32.
     """
 
+    CACHE_BYTES = 32 << 20  # HDF5's chunk caches over all tiers (each at least 256 kB)
+
     def __init__(self, file: DatabaseFile) -> None:
         super().__init__(file)
         self._datasets: dict = {}
+        # HDF5 keeps a chunk cache per open dataset: one budget for them all, so that a
+        # server worker of the standard game's hundreds of tiers stays small.
+        access = h5py.h5p.create(h5py.h5p.DATASET_ACCESS)
+        access.set_chunk_cache(521, max(1 << 18, self.CACHE_BYTES // max(1, len(self.tiers))), 0.75)
         for tier in self.tiers:
             try:
-                self._datasets[tier] = file.dataset(tier)
+                name = dataset_path(self.game, tier).encode()
+                self._datasets[tier] = h5py.Dataset(h5py.h5d.open(file.file.id, name, dapl=access))
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
 

@@ -112,6 +112,13 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
             source_bit = np.int64(1) << s
             targets = _targets(mover, empty, s, mover_hand, neighbours)
         new_hand = mover_hand - 1 if placing else mover_hand
+        # Whether a move of this source that removes nothing stays in ``home`` (the same
+        # for all its targets): then it only weighs, and most weigh 1.
+        quiet_home = False
+        if mode == SCAN:
+            m = popcount(other)
+            o = popcount(mover) + (1 if placing else 0)
+            quiet_home = m + other_hand >= 3 and tier_number[other_hand, new_hand, m, o] == home
         while targets:
             t = lowest_bit_index(targets)
             targets &= targets - 1
@@ -119,6 +126,9 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
             if closes_mill(after, t, lines, lines_through):
                 taken = takeable  # nothing to take: no move
             else:
+                if quiet_home and not is_symmetric(after, symmetric):
+                    weight += 1
+                    continue
                 taken = np.int64(-1)  # no removal
             while taken:
                 if taken == -1:
@@ -130,13 +140,6 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
                 if mode == COUNT:
                     count += 1
                     continue
-                if mode == SCAN and not is_symmetric(after, symmetric):
-                    left = other ^ r
-                    m = popcount(left)
-                    if (m + other_hand >= 3
-                            and tier_number[other_hand, new_hand, m, popcount(after)] == home):
-                        weight += 1
-                        continue
                 if mode == LIST:
                     if count >= limit:
                         count += 1

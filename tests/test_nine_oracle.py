@@ -75,7 +75,7 @@ def test_the_oracle_does_not_import_retro():
             imported.add(node.module)
     assert not {m for m in imported if m.split(".")[0] == "retro"}
     assert {m.split(".")[0] for m in imported} <= {"__future__", "functools", "itertools", "math",
-                                                   "typing", "numpy"}
+                                                   "time", "typing", "numpy", "numba"}
 
 
 # --- the board ----------------------------------------------------------------------------------
@@ -441,6 +441,98 @@ def test_the_start(solution):
     children = {move: solution.value(child) for move, child in moves(parse(START))}
     best = [m for m, (winner, plies) in children.items() if (winner, plies) == ("white", 22)]
     assert best and all(winner in ("white", None) for winner, _ in children.values())
+
+
+# --- the general solver (any piece counts; tests/test_nine_oracle_four.py for 4 pieces) -----------
+
+
+def test_the_set_numbers_are_those_of_the_sorted_tables():
+    # The kernels number a set by formula (colex); the numbering is the sorted tables'.
+    colex = oracle.colex_table()
+    for k in range(6):
+        for i, mask in enumerate(sets(k).tolist()):
+            assert oracle._number(mask, colex) == i == oracle.number_of(mask)
+    with pytest.raises(KeyError):
+        oracle.number_of(1 << 24)
+
+
+def test_the_kernel_tables_are_the_board():
+    neighbours, through, mills, third = oracle.board_arrays()
+    for p in range(N):
+        assert sorted(q for q in neighbours[p] if q >= 0) == sorted(NEIGHBOURS[p])
+        assert sorted(through[p]) == sorted(m for m in MILLS if m >> p & 1)
+    assert sorted(mills) == sorted(MILLS)
+    on_a_mill = {}
+    for m in TYPED_MILLS:
+        line = [POINTS.index(n) for n in m.split()]
+        for p in line:
+            for q in line:
+                if p != q:
+                    on_a_mill[p, q] = ({*line} - {p, q}).pop()
+    for p in range(N):
+        for q in range(N):
+            assert third[p, q] == on_a_mill.get((p, q), -1)
+
+
+def _swapped(position):
+    side, wh, bh, white, black = position
+    return 1 - side, bh, wh, black, white
+
+
+def test_swapping_the_colours_swaps_the_moves():
+    """The general solver keeps one table per (hands, counts) from the side to move's
+    view, whatever the colour: the rules must not look at colours. They do not: a
+    position's colour-swapped image has the colour-swapped moves (same texts) and is
+    finished alike, so the two game graphs are the same and so are the values."""
+    rng = np.random.default_rng(8)
+    positions = []
+    for w, b in [(3, 3), (4, 4), (4, 3), (3, 5), (6, 6), (9, 9)]:
+        positions += _random_positions(w, b, 300, rng)
+    positions += [parse(t) for t in ("W 0 0 WBW ... ... B....B ... ... WBW",
+                                     "W 6 6 WW. ... ... ...... ... ... ...",
+                                     "W 1 1 WW. BBB ... .....W ... ..B ..W")]
+    for position in positions:
+        image = _swapped(position)
+        assert sorted(oracle.moves(image)) == sorted((m, _swapped(c)) for m, c in oracle.moves(position))
+        assert oracle.finished(image) == oracle.finished(position)
+        assert oracle.part_of(image) == oracle.part_of(position)
+
+
+def test_the_solving_order():
+    parts = oracle.game_parts(4, 4)
+    assert len(parts) == 31 and all(not p.lost for p in parts)
+    assert oracle.moving_parts(4, 4) == [oracle.Part(0, 0, m, o) for m in (3, 4) for o in (3, 4)]
+    groups = oracle._groups(parts)
+    assert sorted(p for g in groups for p in g) == parts
+    assert [g for g in groups if len(g) > 1] == [(oracle.Part(0, 0, 3, 4), oracle.Part(0, 0, 4, 3))]
+    done: set = set()
+    for group in groups:
+        for part in group:
+            assert all(c in done or c in group for c in oracle.child_parts(part))
+        done.update(group)
+    with pytest.raises(ValueError):
+        oracle._groups([oracle.Part(0, 0, 4, 4)])  # its removals lead to 3-4, not given
+
+
+def test_the_general_solver_agrees_with_the_3_piece_solver(solution):
+    """Every position of the 3-piece game: the general solver (one colour, the
+    retrograde kernels) and the 3-piece solver above (both colours apart, value
+    iteration over whole sectors) give the same value and distance."""
+    general = oracle.solve_game(3, 3)
+    parts = {oracle.part_of_sector(s) for s in solution.sectors if not s.lost}
+    assert sorted(parts) == general.parts == oracle.game_parts(3, 3)
+    assert len(general) == sum(oracle.part_size(p) for p in parts) == 3_187_365
+    for sector in solution.sectors:
+        part = oracle.part_of_sector(sector)
+        ok = valid(sector)
+        if part.lost:
+            continue
+        state, plies = general.table(part)
+        assert np.array_equal(state[ok], solution.outcome[sector][ok]), sector
+        assert np.array_equal(plies[ok], solution.plies[sector][ok]), sector
+        assert (state[~ok] == -2).all() and (plies[~ok] == -2).all()
+    # Its own check of the definition (the kernel the 4-piece tests use) passes too.
+    assert general.check_definition(oracle.Part(0, 0, 3, 3)) == (2_691_920, 0, None)
 
 
 # --- retro against the oracle -------------------------------------------------------------------

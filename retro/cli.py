@@ -145,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="retro",
         description="Strongly solve games by retrograde analysis (Three Musketeers, "
-        "tic-tac-toe, three and six men's morris), and query, play, verify and analyze "
+        "tic-tac-toe, three, six and nine men's morris), and query, play, verify and analyze "
         "the result. 'retro games' lists the games; 'retro COMMAND --help' explains each.",
         epilog=POSITION_HELP,
     )

@@ -106,7 +106,7 @@ def openapi() -> dict:
             "description": "Every position's value under perfect play (who wins, in how many "
                            "plies, or a draw), its moves, principal lines and the perfect "
                            "player's move, for every game served (Three Musketeers, tic-tac-toe, "
-                           "three and six men's morris). Read-only and stateless; GET answers "
+                           "three, six and nine men's morris). Read-only and stateless; GET answers "
                            "are cacheable (ETag).",
         },
         "servers": [{"url": "/"}],

@@ -595,9 +595,7 @@ def _retro_entries(game, sector, mover, other):
 
 def _stored(db, tier) -> np.ndarray:
     """A tier's stored values (nine men's morris: from the side to move's view)."""
-    if hasattr(db, "_values"):
-        return np.asarray(db._values[tier])
-    return db._datasets[tier][()]
+    return np.asarray(db._values[tier][()])
 
 
 @needs_retro

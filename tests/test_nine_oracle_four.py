@@ -82,9 +82,7 @@ def _colour(part: Part, pieces: tuple[int, int]):
 
 def _stored(db, tier) -> np.ndarray:
     """A tier's stored values (from the side to move's view)."""
-    if hasattr(db, "_values"):
-        return np.asarray(db._values[tier])
-    return db._datasets[tier][()]
+    return np.asarray(db._values[tier][()])
 
 
 class Retro:

@@ -327,7 +327,10 @@ class TierDatabase(Database):
         values = self._values.get(tier)
         if values is None:
             raise _not_held(self.path, game, position, tier)
-        return game.value_for(position, int(values[game.index(position)]))
+        return game.value_for(position, self._read(tier, values, game.index(position)))
+
+    def _read(self, tier, values, entry: int) -> int:
+        return int(values[entry])
 
 
 def _not_held(path, game: Game, position, tier) -> PositionNotInDatabaseError:
@@ -336,7 +339,7 @@ def _not_held(path, game: Game, position, tier) -> PositionNotInDatabaseError:
         f"of the game; build the rest with: {build_command(path, game)}")
 
 
-class DiskTierDatabase(Database):
+class DiskTierDatabase(TierDatabase):
     """A database too large to load (nine men's morris): each probe reads the one HDF5
     chunk holding its value (64 KB, decompressed once and kept in HDF5's chunk cache).
 
@@ -347,8 +350,8 @@ class DiskTierDatabase(Database):
     CACHE_BYTES = 32 << 20  # HDF5's chunk caches over all tiers (each at least 256 kB)
 
     def __init__(self, file: DatabaseFile) -> None:
-        super().__init__(file)
-        self._datasets: dict = {}
+        Database.__init__(self, file)
+        self._values: dict = {}  # tier -> its HDF5 dataset, read as probed
         # HDF5 keeps a chunk cache per open dataset: one budget for them all, so that a
         # server worker of the standard game's hundreds of tiers stays small.
         access = h5py.h5p.create(h5py.h5p.DATASET_ACCESS)
@@ -356,37 +359,19 @@ class DiskTierDatabase(Database):
         for tier in self.tiers:
             try:
                 name = dataset_path(self.game, tier).encode()
-                self._datasets[tier] = h5py.Dataset(h5py.h5d.open(file.file.id, name, dapl=access))
+                self._values[tier] = h5py.Dataset(h5py.h5d.open(file.file.id, name, dapl=access))
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
-
-    @property
-    def table_size(self) -> int:
-        """Values in the whole table."""
-        return sum(d.shape[0] for d in self._datasets.values())
 
     def load(self) -> None:
         """Nothing to do: values are read as they are probed."""
         self._check_open()
 
-    def close(self) -> None:
-        super().close()
-        self._datasets = {}
-
-    def _value(self, position) -> int:
-        game = self.game
-        if not game.stored(position):
-            return game.finished_value(position)
-        tier = game.tier_of(position)
-        dataset = self._datasets.get(tier)
-        if dataset is None:
-            raise _not_held(self.path, game, position, tier)
-        entry = game.index(position)
+    def _read(self, tier, values, entry: int) -> int:
         try:
-            stored = int(dataset[entry])
+            return int(values[entry])
         except HDF5_ERRORS as error:
             raise self._file.checksum_error(tier, error) from error
-        return game.value_for(position, stored)
 
 
 def open_database(path: str | os.PathLike | None = None, *, game: Game | str | None = None,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import h5py
@@ -37,16 +38,8 @@ def digest_path(raw: Path) -> Path:
 def write_raw(path: Path, values: np.ndarray, seconds: float) -> str:
     """Write ``values`` to ``path`` (.npy) and its digest beside it; returns the digest."""
     values = np.ascontiguousarray(values)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            np.lib.format.write_array(handle, values, allow_pickle=False)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with _replaced(path) as handle:
+        np.lib.format.write_array(handle, values, allow_pickle=False)
     sha256 = digest(values)
     record = {"sha256": sha256, "seconds": round(float(seconds), 3), "values": int(values.size),
               "dtype": values.dtype.name}
@@ -115,16 +108,24 @@ def write_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
 def stream_database(out: Path, write) -> None:
     """Write the database ``out`` by ``write(h5py.File)`` into ``<out>.tmp``, flush it
     and rename it into place (the old file, if any, stays until then)."""
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.unlink(missing_ok=True)
+    with _replaced(out) as handle:
+        with h5py.File(handle, "w", **file_options()) as f:
+            write(f)
+    fsync_directory(out.parent)
+
+
+@contextmanager
+def _replaced(path: Path):
+    """A file object writing ``<path>.tmp``, flushed to the disk and renamed to ``path``
+    when the block ends, removed if it fails."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)  # never write through whatever a killed run left there
     try:
         with open(tmp, "wb") as handle:
-            with h5py.File(handle, "w", **file_options()) as f:
-                write(f)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, out)
+        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    fsync_directory(out.parent)

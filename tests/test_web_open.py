@@ -137,7 +137,14 @@ def test_health_answers_during_batches(web_server):
         thread.join()
     inside = [(a, z) for a, z in pings if any(a0 < a and z < z0 for a0, z0 in batches)]
     assert len(batches) == 4 and len(inside) >= 8, (batches, pings)
-    assert max(z - a for a, z in pings) < 0.1, sorted(z - a for a, z in pings)[-5:]
+    # On the event loop a ping sent during a batch waited for the batch's end (1-2 s):
+    # none would answer inside one. Off it, nine in ten answer in well under 100 ms and
+    # none waits a batch out; the slowest tenth is left to the scheduler of a shared,
+    # 2-core machine running other tests beside this one (a 0.24 s pause was seen once).
+    waits = sorted(z - a for a, z in pings)
+    shortest_batch = min(z0 - a0 for a0, z0 in batches)
+    assert waits[int(0.9 * len(waits))] < 0.1, waits[-5:]
+    assert waits[-1] < shortest_batch / 2, (waits[-5:], shortest_batch)
 
 
 # --- the HTTP layer (items 1, 2, 7, 8, 9) ---------------------------------------------------

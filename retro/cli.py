@@ -251,7 +251,11 @@ def _parser() -> argparse.ArgumentParser:
         "verify", "prove a database correct without trusting the builder",
         "Check the metadata, every chunk's checksum, every layer's digest, the "
         "finished-game rules and that every stored value is the best over its children "
-        "read from the same file. Exit status 1 when anything is wrong.")
+        "read from the same file. Exit status 1 when anything is wrong. A database too "
+        "large for memory (nine men's morris) is proven a tier at a time, each proven tier "
+        "written to a proof log in the user cache folder: run the same command again after "
+        "an interruption and it resumes, after reading and hashing every tier again to "
+        "check that the values it proved are still the file's.")
     verify.add_argument("path", metavar="PATH", type=Path, nargs="?",
                         help=f"database file (default: the game's file, {FOUND})")
     verify.add_argument("--game", metavar="NAME", help="the game whose default file to verify "
@@ -259,6 +263,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
+    verify.add_argument("--fresh", action="store_true",
+                        help="prove every tier again, ignoring what an interrupted earlier "
+                        "run proved")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
@@ -642,7 +649,15 @@ def _verify(args: argparse.Namespace) -> int:
     from .verify import verify
 
     path = _default_file(args)
-    report = verify(path, progress=_bars(args), max_reports=args.max_reports)
+    try:
+        report = verify(path, progress=_bars(args), max_reports=args.max_reports,
+                        fresh=args.fresh)
+    except KeyboardInterrupt:
+        if not _proven_a_tier_at_a_time(path):
+            raise
+        print("\nretro: interrupted; run the same command again to resume after the tiers "
+              "already proven", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
         return 0 if report.ok else EXIT_FOUND_PROBLEMS
@@ -658,6 +673,9 @@ def _verify(args: argparse.Namespace) -> int:
                if musketeers else "")
     print(f"{report.positions_checked:,} stored values checked against their children "
           f"({derived}{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
+    if getattr(report, "resumed_tiers", 0):
+        print(f"{report.resumed_tiers} of {report.tiers} tiers proven by an earlier run (their "
+              f"values read again and unchanged; --fresh proves them again)")
     if report.disagreement_count:
         print(f"{report.disagreement_count:,} wrong values; the first:")
         for d in report.disagreements:
@@ -668,6 +686,20 @@ def _verify(args: argparse.Namespace) -> int:
                 print(f"  {d.position}: stored '{d.stored_outcome}' ({d.rule})")
     print("the database is correct" if report.ok else "the database is NOT correct")
     return 0 if report.ok else EXIT_FOUND_PROBLEMS
+
+
+def _proven_a_tier_at_a_time(path: Path) -> bool:
+    """Whether ``retro verify`` keeps a proof log for this file (an out-of-core game)."""
+    from .db.format import DatabaseFile
+
+    try:
+        file = DatabaseFile(path, cache_bytes=0)
+    except DatabaseError:
+        return False
+    try:
+        return bool(file.game.out_of_core)
+    finally:
+        file.close()
 
 
 def _analyze(args: argparse.Namespace) -> int:

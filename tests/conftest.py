@@ -33,9 +33,11 @@ def no_user_databases(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def own_user_folder(tmp_path_factory, monkeypatch):
-    """Each test its own per-user data folder: what one test's builds record there (so
-    the search finds them from anywhere) never reaches another test."""
+    """Each test its own per-user data and cache folders: what one test's builds record
+    there (so the search finds them from anywhere), or its verifications log, never
+    reaches another test."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("user-data")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
 
 
 @pytest.fixture(scope="session")

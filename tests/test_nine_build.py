@@ -182,6 +182,37 @@ def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
     assert not report.ok and report.disagreement_count >= 1
     assert any(d.entry == entry for d in report.disagreements)
     assert any(not c.ok and c.name == "digests" for c in report.checks)
+    # Same stored digests, so the good file's proof log applies: the tiers whose values
+    # (and children's) are unchanged are taken from it, the changed one is proven again.
+    assert 0 < report.resumed_tiers < report.tiers
+
+
+def test_an_interrupted_verify_resumes_after_the_tiers_it_proved(db_9mm3, monkeypatch):
+    import retro.verify.outofcore as outofcore
+
+    whole = verify(db_9mm3, progress=False, fresh=True)
+    assert whole.ok and whole.resumed_tiers == 0 and whole.proof_log
+    real, calls, armed = outofcore._check_tier, [], [True]
+
+    class Stopped(Exception):
+        """The run stopped (Ctrl-C, a killed process) while it proved its fourth tier."""
+
+    def stopped_at_the_fourth(*args, **kwargs):
+        calls.append(args[1])
+        if armed[0] and len(calls) == 4:
+            armed[0] = False
+            raise Stopped
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(outofcore, "_check_tier", stopped_at_the_fourth)
+    with pytest.raises(Stopped):
+        verify(db_9mm3, progress=False, fresh=True)
+    calls.clear()
+    again = verify(db_9mm3, progress=False)
+    assert again.ok and again.resumed_tiers == 3 and len(calls) == whole.tiers - 3
+    assert (again.positions_checked, again.terminal_positions) == (
+        whole.positions_checked, whole.terminal_positions)
+    assert verify(db_9mm3, progress=False).resumed_tiers == whole.tiers
 
 
 def test_the_cli_builds_probes_and_verifies_a_pieces_variant(tmp_path, capsys, db_9mm3):

@@ -16,8 +16,11 @@ from .. import games
 from ..db.format import DatabaseFile
 
 
-def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int = 10):
-    """Verify the database at ``path`` (see :mod:`.musketeers` and :mod:`.tiers`)."""
+def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int = 10,
+           fresh: bool = False):
+    """Verify the database at ``path`` (see :mod:`.musketeers` and :mod:`.tiers`).
+    ``fresh``: prove every tier of an out-of-core game again, ignoring the proof log of
+    an earlier, interrupted run (:mod:`.prooflog`)."""
     if max_reports < 0:
         raise ValueError(f"max_reports must be 0 or more, not {max_reports}")
     file = DatabaseFile(path)
@@ -28,4 +31,5 @@ def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int =
         return verify_musketeers(path, progress=progress, max_reports=max_reports)
     from .tiers import verify as verify_tiers
 
-    return verify_tiers(path, progress=progress, max_reports=max_reports, file=file)
+    return verify_tiers(path, progress=progress, max_reports=max_reports, file=file,
+                        fresh=fresh)

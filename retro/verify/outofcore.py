@@ -17,7 +17,8 @@ differs is the bookkeeping of a game stored as nine men's morris stores itself:
 
 Tiers are read one at a time (with the child tiers they need, kept while later tiers
 need them), entries expanded a chunk at a time; each tier's SHA-256 is computed from
-the values as they are read.
+the values as they are read. Each proven tier is written to a proof log
+(:mod:`.prooflog`): a verification stopped midway resumes after its last proven tier.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..db.hdf5io import HDF5_ERRORS, get_text
 from ..games.protocol import DUPLICATE, OPEN
 from ..progress import progress_bar
 from ..values import draw_value, not_a_position
+from .prooflog import ProofLog, log_path
 from .report import Check
 
 OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, BAD_IMAGE = 0, 1, 2, 3, 4, 6
@@ -109,8 +111,11 @@ def read_tier(db: DatabaseFile, tier) -> tuple[np.ndarray, str]:
     return values, sha256.hexdigest()
 
 
-def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, disagreement) -> None:
-    """Fill ``report`` (a TierVerifyReport) for an out-of-core game's file."""
+def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, disagreement,
+                 fresh: bool = False) -> None:
+    """Fill ``report`` (a TierVerifyReport) for an out-of-core game's file; tiers that
+    the proof log says an earlier run proved, with the same values, are not proven again
+    (unless ``fresh``)."""
     game = db.game
     dtype = np.dtype(game.value_dtype).type
     draw, invalid = draw_value(dtype), not_a_position(dtype)
@@ -119,6 +124,9 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
         for child in game.child_tiers(tier):
             last_use[child] = max(last_use.get(child, -1), i)
     held = set(db.tiers)
+    stored = {t: get_text(db.dataset(t).attrs, "sha256") for t in db.tiers}
+    log = ProofLog(log_path(game.full_name, [str(stored[t]) for t in db.tiers]), fresh)
+    computed: dict = {}  # each tier's SHA-256 as read here
     kept: dict = {}
     bad_digests, unreadable, missing = [], [], []
     shown: list = []
@@ -133,31 +141,51 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                 unreadable.append(name)
                 kept[tier] = None
                 return None
-            if sha256 != get_text(db.dataset(tier).attrs, "sha256"):
+            if sha256 != stored[tier]:
                 bad_digests.append(name)
+            computed[tier] = sha256
             kept[tier] = values
         return kept[tier]
 
     try:
         for i, tier in enumerate(db.tiers):
+            name = game.tier_name(tier)
             values = values_of(tier)
             children = game.child_tiers(tier)
+            digests = [computed.get(c) for c in (tier, *children)]
+            earlier = log.proven(name, digests[0], digests[1:]) if values is not None else None
+            if earlier is not None:
+                report.positions_checked += earlier["checked"]
+                report.terminal_positions += earlier["terminal"]
+                report.resumed_tiers += 1
+                if bar is not None:
+                    bar.update(len(values))
+                continue
             child_values = [values_of(c) if c in held else None for c in children]
             if values is None or any(v is None for v in child_values):
-                missing.append(game.tier_name(tier))
+                missing.append(name)
             else:
                 parts = [np.empty(0, dtype=dtype)] + child_values
                 offsets = np.zeros(len(parts) + 1, dtype=np.int64)
                 np.cumsum([len(p) for p in parts], out=offsets[1:])
                 flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
+                before = (report.positions_checked, report.terminal_positions,
+                          report.disagreement_count)
                 _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
                             max_reports, disagreement, bar)
                 del flat
+                digests = [computed.get(c) for c in (tier, *children)]
+                intact = all(computed.get(t) == stored[t] for t in (tier, *children))
+                if report.disagreement_count == before[2] and intact:
+                    log.record(name, digests[0], digests[1:],
+                               report.positions_checked - before[0],
+                               report.terminal_positions - before[1])
             for old in [t for t in kept if last_use.get(t, -1) <= i]:
                 del kept[old]
     finally:
         if bar is not None:
             bar.close()
+    report.proof_log = str(log.path) if log.path is not None else None
     report.checks.append(Check("checksums", not unreadable,
                                "every chunk passed its Fletcher32 checksum" if not unreadable
                                else f"unreadable tiers: {', '.join(unreadable)}"))

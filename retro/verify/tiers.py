@@ -90,6 +90,8 @@ class TierVerifyReport(JsonReport):
     checks: list[Check] = field(default_factory=list)
     disagreement_count: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
+    resumed_tiers: int = 0  # tiers an earlier run proved, with the same values (proof log)
+    proof_log: str | None = None  # where the proof log is kept (out-of-core games)
 
 
 @njit(cache=True, parallel=True)
@@ -143,29 +145,32 @@ def check_tier(values, side, finished, starts, child_tier, child_entry, flat, of
 
 
 def verify(path: str | os.PathLike, *, progress: bool = True, max_reports: int = 10,
-           file: DatabaseFile | None = None) -> TierVerifyReport:
+           file: DatabaseFile | None = None, fresh: bool = False) -> TierVerifyReport:
     """Check every stored value of a tiered game's database against its children and
     the rules (see the module docstring). Raises a
     :class:`~retro.errors.DatabaseError` for a file that cannot be opened as a
-    database; every other problem is reported in the returned report."""
+    database; every other problem is reported in the returned report. An out-of-core
+    game's verification resumes after the tiers an earlier run proved (see
+    :mod:`.prooflog`) unless ``fresh``."""
     if max_reports < 0:
         raise ValueError(f"max_reports must be 0 or more, not {max_reports}")
     started = time.perf_counter()
     db = file if file is not None else DatabaseFile(path)
     try:
-        return _verify(db, started, progress, max_reports)
+        return _verify(db, started, progress, max_reports, fresh)
     finally:
         db.close()
 
 
-def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int) -> TierVerifyReport:
+def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int,
+            fresh: bool = False) -> TierVerifyReport:
     game = db.game
     report = TierVerifyReport(db.path, game.full_name, len(db.tiers), True, 0, 0, 0.0)
     report.checks.extend(_metadata_checks(db, game))
     if game.out_of_core:
         from .outofcore import verify_tiers
 
-        verify_tiers(db, report, progress, max_reports, _disagreement)
+        verify_tiers(db, report, progress, max_reports, _disagreement, fresh)
         return _conclude(report, started)
     dtype = np.dtype(game.value_dtype).type
     values: dict = {}

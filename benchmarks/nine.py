@@ -37,9 +37,10 @@ probe reads the one HDF5 chunk holding its value, through a small chunk cache):
 * ``probe_ms.cold``: a freshly opened database, the first probe of each position, in
   draw order (its kernels loaded beforehand by another database object). A probe
   whose chunk an earlier probe already read finds it in the chunk cache:
-  ``new_chunk`` and ``cached_chunk`` split the figures. The operating system's page
-  cache is not dropped (the file was just written, or read), so a chunk read is a
-  decompression from memory, not a disk read: ``"page_cache": "warm"``;
+  ``new_chunk`` and ``cached_chunk`` split the figures. Before this pass the file's
+  pages are dropped from the operating system's page cache (``posix_fadvise``
+  DONTNEED after an ``fsync``; no privileges needed), so a new chunk is read from the
+  disk: ``"page_cache": "dropped"`` (``"warm"`` where the call is not available);
 * ``probe_ms.warm``: a second pass over the same positions, same database. HDF5's
   chunk cache holds ``hdf5_chunk_cache_bytes`` of decompressed chunks: when the
   chunks the cold pass read (``chunks_read_bytes``) do not fit, the second pass
@@ -325,6 +326,22 @@ def latency(samples: list[float]) -> dict:
             "mean": round(sum(ordered) / len(ordered) * 1e3, 4)}
 
 
+def drop_page_cache(path: Path) -> str:
+    """Evict ``path``'s pages from the page cache, so that the next reads come from the
+    disk: ``"dropped"``, or ``"warm"`` where the system cannot."""
+    if not hasattr(os, "posix_fadvise"):
+        return "warm"
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # dirty pages are not dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        return "warm"
+    finally:
+        os.close(fd)
+    return "dropped"
+
+
 def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple[dict, dict]:
     from retro import open_database
     from retro.db.musketeers import HDF5_CACHE_BYTES
@@ -342,6 +359,7 @@ def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple
         chunk_of = {tier: d.chunks[0] for tier, d in datasets.items()}
         chunk_bytes = {tier: d.chunks[0] * d.dtype.itemsize for tier, d in datasets.items()}
     placing = sum(1 for p in positions if p.white_hand or p.black_hand)
+    page_cache = drop_page_cache(path)
     load = os.getloadavg()
 
     with open_database(path) as db:
@@ -373,7 +391,7 @@ def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple
         "drawn_by": "random play from the start" if stage is None else "random entries of the file's tiers",
         "placement_phase_share": round(placing / len(positions), 3) if positions else None,
         "seed": seed,
-        "page_cache": "warm",
+        "page_cache": page_cache,
         "hdf5_chunk_cache_bytes": HDF5_CACHE_BYTES,
         "load_average_before": [round(x, 2) for x in load],
         # decompressed bytes of every chunk the probes read, against HDF5's chunk cache:

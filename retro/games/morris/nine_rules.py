@@ -82,9 +82,10 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
     * EXPAND: write each child as (slot of its tier, entry) at ``at`` (slot -1: lost at once);
     * SCAN: children in tier ``home`` are not written but weighed (the order of their
       stabiliser, summed into the return value's high part); the others written as in
-      EXPAND. A child whose key set (its side not to move's pieces) has no symmetry but
-      the identity weighs 1 without being indexed (``symmetric``: the bitmap of sets
-      that have one): most moves stay in their tier, and indexing is most of a move's cost.
+      EXPAND. A child whose key set (its side not to move's pieces) or whose side to
+      move's pieces have no symmetry but the identity weighs 1 without being indexed
+      (``symmetric``: the bitmap of sets that have one): most moves stay in their tier,
+      and indexing is most of a move's cost.
 
     At most ``limit`` moves are written (all are counted). Returns the moves written (or
     counted) plus, in SCAN mode, 2**32 times the weight of
@@ -93,7 +94,18 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
     count = 0
     weight = 0
     s = -1
-    takeable = removals(other, lines)
+    takeable = np.int64(-1)  # what a mill may take: found at the first mill
+    # A quiet move's child keeps ``other`` (as its side to move): its stabiliser lies in
+    # ``other``'s, so when that is the identity alone (most positions) every such child
+    # weighs 1, with no look-up per move; then only the moves to ``closers`` (the empty
+    # points of lines holding two of the mover's pieces) can close a mill, and the
+    # others are weighed a source at a time, not a move at a time.
+    plain = mode == SCAN and not is_symmetric(other, symmetric)
+    closers = np.int64(0)
+    if plain:
+        for line in lines:
+            if popcount(mover & line) == 2:
+                closers |= line & empty
     if mover_hand > 0:
         sources = np.int64(0)  # placements: one pass with source 0
         placing = True
@@ -119,14 +131,20 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
             m = popcount(other)
             o = popcount(mover) + (1 if placing else 0)
             quiet_home = m + other_hand >= 3 and tier_number[other_hand, new_hand, m, o] == home
+            if quiet_home and plain:
+                quiet = targets & ~closers
+                weight += popcount(quiet)
+                targets ^= quiet
         while targets:
             t = lowest_bit_index(targets)
             targets &= targets - 1
             after = (mover ^ source_bit) | (np.int64(1) << t)
             if closes_mill(after, t, lines, lines_through):
+                if takeable == -1:
+                    takeable = removals(other, lines)
                 taken = takeable  # nothing to take: no move
             else:
-                if quiet_home and not is_symmetric(after, symmetric):
+                if quiet_home and (plain or not is_symmetric(after, symmetric)):
                     weight += 1
                     continue
                 taken = np.int64(-1)  # no removal

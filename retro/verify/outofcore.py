@@ -35,8 +35,9 @@ from ..progress import progress_bar
 from ..values import draw_value, not_a_position
 from .prooflog import ProofLog, log_path
 from .report import Check
+from .tiers import judge
 
-OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, BAD_IMAGE = 0, 1, 2, 3, 4, 6
+OK, BAD_FINISHED, BAD_IMAGE = 0, 1, 6
 RULE_IMAGE = "a symmetric image of a position holds another value than the position"
 CHUNK = 1 << 20  # entries expanded at a time
 READ_BLOCK = 1 << 24  # values read from the file at a time
@@ -81,19 +82,8 @@ def check_relative(values, first, finished, starts, child_slot, child_entry, fla
                     longest_win = plies
             elif fewest_loss == -1 or plies < fewest_loss:
                 fewest_loss = plies
-        count = starts[i + 1] - starts[i]
-        if bad or value == invalid:
-            verdict[i] = BAD_FINISHED
-        elif value == draw:
-            verdict[i] = OK if fewest_loss == -1 and draws > 0 else BAD_DRAW
-        else:
-            plies = value >> 1
-            if value & 1:
-                verdict[i] = OK if plies >= 1 and fewest_loss == plies - 1 else BAD_WIN
-            else:
-                ok = (plies >= 1 and fewest_loss == -1 and draws == 0 and count > 0
-                      and longest_win == plies - 1)
-                verdict[i] = OK if ok else BAD_LOSS
+        verdict[i] = judge(value, (value & 1) == 1, draw, invalid, bad, fewest_loss, longest_win,
+                           draws, starts[i + 1] - starts[i])
     return terminal
 
 

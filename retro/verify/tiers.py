@@ -94,12 +94,30 @@ class TierVerifyReport(JsonReport):
     proof_log: str | None = None  # where the proof log is kept (out-of-core games)
 
 
+@njit(cache=True, inline="always")
+def judge(value, mover_wins, draw, invalid, bad_child, fewest_loss, longest_win, draws, count):
+    """The verdict on a stored ``value`` (``mover_wins``: it says the side to move wins)
+    from its children's tally: ``fewest_loss`` the least distance of a child lost for
+    its mover (-1: none), ``longest_win`` the longest of a child won by its mover,
+    ``draws`` the drawn children, ``count`` the moves; ``bad_child``: a move into an
+    entry that is not a position."""
+    if bad_child or value == invalid:
+        return BAD_FINISHED
+    if value == draw:
+        return OK if fewest_loss == -1 and draws > 0 else BAD_DRAW
+    plies = value >> 1
+    if mover_wins:
+        return OK if plies >= 1 and fewest_loss == plies - 1 else BAD_WIN
+    ok = plies >= 1 and fewest_loss == -1 and draws == 0 and count > 0 and longest_win == plies - 1
+    return OK if ok else BAD_LOSS
+
+
 @njit(cache=True, parallel=True)
 def check_tier(values, side, finished, starts, child_tier, child_entry, flat, offsets,
                draw, invalid, verdict):
     """Each entry's verdict (OK or the rule it breaks) into ``verdict``; the number of
     finished entries. ``flat[offsets[s]:]`` holds the values of child tier slot s (slot
-    0: the tier itself, ``values``)."""
+    0: the tier itself, ``values``). Values say who wins (odd: White)."""
     terminal = 0
     for i in prange(len(values)):
         value = values[i]
@@ -111,7 +129,7 @@ def check_tier(values, side, finished, starts, child_tier, child_entry, flat, of
         fewest_loss = -1  # the least distance of a child lost for the opponent
         longest_win = -1  # the longest distance of a child won for the opponent
         draws = 0
-        count = starts[i + 1] - starts[i]
+        bad_child = False
         for e in range(starts[i], starts[i + 1]):
             slot = child_tier[e]
             child = values[child_entry[e]] if slot == 0 else flat[offsets[slot] + child_entry[e]]
@@ -119,7 +137,7 @@ def check_tier(values, side, finished, starts, child_tier, child_entry, flat, of
                 draws += 1
                 continue
             if child == invalid:
-                fewest_loss = -2  # a move into an entry that is not a position: refuse
+                bad_child = True
                 break
             plies = child >> 1
             child_winner = 0 if child & 1 else 1
@@ -128,19 +146,8 @@ def check_tier(values, side, finished, starts, child_tier, child_entry, flat, of
                     fewest_loss = plies
             elif plies > longest_win:
                 longest_win = plies
-        if fewest_loss == -2 or value == invalid:
-            verdict[i] = BAD_FINISHED
-        elif value == draw:
-            verdict[i] = OK if fewest_loss == -1 and draws > 0 else BAD_DRAW
-        else:
-            plies = value >> 1
-            winner = 0 if value & 1 else 1
-            if winner == mover:
-                verdict[i] = OK if plies >= 1 and fewest_loss == plies - 1 else BAD_WIN
-            else:
-                ok = (plies >= 1 and fewest_loss == -1 and draws == 0 and count > 0
-                      and longest_win == plies - 1)
-                verdict[i] = OK if ok else BAD_LOSS
+        verdict[i] = judge(value, value != draw and (0 if value & 1 else 1) == mover, draw, invalid,
+                           bad_child, fewest_loss, longest_win, draws, starts[i + 1] - starts[i])
     return terminal
 
 

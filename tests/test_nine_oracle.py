@@ -563,11 +563,10 @@ def _entry_kernel():
     from retro.games.morris.sectors import sector_entry
 
     @njit
-    def entries(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
-                sym_bytes, binomial, out):
+    def entries(mover, other, set_index, stabilisers, sym_bytes, binomial, out):
         for i in range(len(mover)):
-            out[i] = sector_entry(mover[i], other[i], set_class, set_sym, class_base,
-                                  representatives, stabiliser, sym_bytes, binomial)[0]
+            out[i] = sector_entry(mover[i], other[i], set_index, stabilisers, sym_bytes,
+                                  binomial)[0]
 
     return entries
 
@@ -578,9 +577,8 @@ def _retro_entries(game, sector, mover, other):
     the first position (and checked against it on a sample)."""
     t = game.index_tables
     out = np.empty(len(mover), dtype=np.int64)
-    _entry_kernel()(np.ascontiguousarray(mover), np.ascontiguousarray(other), t.set_class,
-                    t.set_sym, t.class_base, t.representatives, t.stabiliser, t.sym_bytes,
-                    t.binomial, out)
+    _entry_kernel()(np.ascontiguousarray(mover), np.ascontiguousarray(other), t.set_index,
+                    t.stabilisers, t.sym_bytes, t.binomial, out)
 
     def position(i):
         white, black = (mover[i], other[i]) if sector.side == WHITE else (other[i], mover[i])

@@ -64,12 +64,10 @@ def _say(message: str) -> None:  # shown with pytest -s
 
 
 @njit(cache=True)
-def _entries(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
-             sym_bytes, binomial, out):
+def _entries(mover, other, set_index, stabilisers, sym_bytes, binomial, out):
     """A loop over retro's own index function (what ``game.index`` calls per position)."""
     for i in range(len(mover)):
-        out[i] = sector_entry(mover[i], other[i], set_class, set_sym, class_base,
-                              representatives, stabiliser, sym_bytes, binomial)[0]
+        out[i] = sector_entry(mover[i], other[i], set_index, stabilisers, sym_bytes, binomial)[0]
 
 
 def _colour(part: Part, pieces: tuple[int, int]):
@@ -102,9 +100,8 @@ class Retro:
         """retro's stored values (side to move's view) of positions of one part."""
         game, t = self.game, self.game.index_tables
         out = np.empty(len(mover), dtype=np.int64)
-        _entries(np.ascontiguousarray(mover), np.ascontiguousarray(other), t.set_class,
-                        t.set_sym, t.class_base, t.representatives, t.stabiliser, t.sym_bytes,
-                        t.binomial, out)
+        _entries(np.ascontiguousarray(mover), np.ascontiguousarray(other), t.set_index,
+                 t.stabilisers, t.sym_bytes, t.binomial, out)
         if part not in self.offsets:
             first = self._position(part, int(mover[0]), int(other[0]))
             self.offsets[part] = (game.tier_of(first), game.index(first) - int(out[0]))

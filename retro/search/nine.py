@@ -59,15 +59,14 @@ class NineSearchResult:
 
 
 @njit(cache=True)
-def _leaf(mover, other, packed, base, tier_number, sector_offset, set_class, set_sym, class_base,
-          representatives, stabiliser, sym_bytes, binomial):
+def _leaf(mover, other, packed, base, tier_number, sector_offset, set_index, stabilisers,
+          sym_bytes, binomial):
     m = popcount(mover)
     o = popcount(other)
     tier = tier_number[0, 0, m, o]
     if tier < 0 or base[tier] < 0:
         return 9  # not held
-    entry, _ = sector_entry(mover, other, set_class, set_sym, class_base, representatives,
-                            stabiliser, sym_bytes, binomial)
+    entry, _ = sector_entry(mover, other, set_index, stabilisers, sym_bytes, binomial)
     e = base[tier] + sector_offset[0, 0, m, o] + entry
     code = (packed[e >> 2] >> ((e & 3) * 2)) & 3
     if code == 3:
@@ -76,30 +75,27 @@ def _leaf(mover, other, packed, base, tier_number, sector_offset, set_class, set
 
 
 @njit(cache=True)
-def _key(mover, other, mh, oh, set_class, set_sym, class_base, representatives, stabiliser,
-         sym_bytes, binomial):
-    entry, _ = sector_entry(mover, other, set_class, set_sym, class_base, representatives,
-                            stabiliser, sym_bytes, binomial)
+def _key(mover, other, mh, oh, set_index, stabilisers, sym_bytes, binomial):
+    entry, _ = sector_entry(mover, other, set_index, stabilisers, sym_bytes, binomial)
     return ((entry * 32 + popcount(mover)) * 32 + popcount(other)) * 160 + mh * 16 + oh + 1
 
 
 @njit(cache=True)
 def _search(mover, other, mh, oh, alpha, beta, tables, stats, tt_keys, tt_data, neighbours, lines,
-            lines_through, packed, base, tier_number, sector_offset, set_class, set_sym,
-            class_base, representatives, stabiliser, sym_bytes, binomial, moves_stack, depth):
+            lines_through, packed, base, tier_number, sector_offset, set_index, stabilisers,
+            sym_bytes, binomial, moves_stack, depth):
     stats[0] += 1
     if popcount(mover) + mh < 3:
         return LOSS
     if mh == 0 and oh == 0:
         stats[1] += 1
-        v = _leaf(mover, other, packed, base, tier_number, sector_offset, set_class, set_sym,
-                  class_base, representatives, stabiliser, sym_bytes, binomial)
+        v = _leaf(mover, other, packed, base, tier_number, sector_offset, set_index, stabilisers,
+                  sym_bytes, binomial)
         if v == 9:
             stats[2] += 1  # a leaf the file does not hold
             return 0
         return v
-    key = _key(mover, other, mh, oh, set_class, set_sym, class_base, representatives,
-               stabiliser, sym_bytes, binomial)
+    key = _key(mover, other, mh, oh, set_index, stabilisers, sym_bytes, binomial)
     slot = (key * 0x9E3779B97F4A7C15) & (len(tt_keys) - 1)
     if tt_keys[slot] == key:
         value = tt_data[slot] >> 2
@@ -142,8 +138,8 @@ def _search(mover, other, mh, oh, alpha, beta, tables, stats, tt_keys, tt_data, 
             left ^= np.int64(1) << removed
         score = -_search(left, after, oh, hand, -beta, -a, tables, stats, tt_keys, tt_data,
                          neighbours, lines, lines_through, packed, base, tier_number,
-                         sector_offset, set_class, set_sym, class_base, representatives,
-                         stabiliser, sym_bytes, binomial, moves_stack, depth + 1)
+                         sector_offset, set_index, stabilisers, sym_bytes, binomial, moves_stack,
+                         depth + 1)
         if score > best:
             best = score
             if depth == 0:
@@ -184,8 +180,8 @@ def solve(position, leaves, *, table_bits: int = 22) -> NineSearchResult:
     moves_stack = np.empty((40, MAX_MOVES, 3), dtype=np.int64)
     result = _search(np.int64(mover), np.int64(other), mh, oh, LOSS, WIN, 0, stats, tt_keys,
                      tt_data, b.neighbours, b.lines, b.lines_through, leaves.packed, leaves.base,
-                     tier_number, sector_offset, t.set_class, t.set_sym, t.class_base,
-                     t.representatives, t.stabiliser, t.sym_bytes, t.binomial, moves_stack, 0)
+                     tier_number, sector_offset, t.set_index, t.stabilisers, t.sym_bytes,
+                     t.binomial, moves_stack, 0)
     if stats[2]:
         raise SearchError(f"the search reached {int(stats[2]):,} moving-phase positions the "
                           "database does not hold: it needs the moving phase up to the pieces "

@@ -347,8 +347,8 @@ class NineMensMorris(Morris):
         entry holding a symmetric image of a smaller entry's position."""
         t = self.index_tables
         mover, other, mh, oh, canonical = nine_rules.decode(
-            int(entry), self._sector_table(tier), t.set_class, t.set_sym, t.class_base,
-            t.class_count, t.representatives, t.stabiliser, t.sym_bytes, t.binomial)
+            int(entry), self._sector_table(tier), t.set_index, t.class_base, t.representatives,
+            t.stabilisers, t.sym_bytes, t.binomial)
         if not canonical:
             return None
         for side in (Side.WHITE, Side.BLACK):
@@ -383,8 +383,8 @@ class NineMensMorris(Morris):
         for slot, key in enumerate(slots):
             slot_of_tier[order.index(key)] = slot
         return (self._sector_table(tier), b.neighbours, b.lines, b.lines_through, tier_number,
-                sector_offset, slot_of_tier, t.set_class, t.set_sym, t.class_base, t.class_count,
-                t.representatives, t.stabiliser, t.sym_bytes, t.binomial), slots
+                sector_offset, slot_of_tier, t.set_index, t.class_base, t.representatives,
+                t.stabilisers, t.sym_bytes, t.binomial), slots
 
     def expand(self, tier) -> Expansion:
         """The explicit expansion (the engine's explicit solvers; small tiers and tests):
@@ -429,8 +429,8 @@ class NineMensMorris(Morris):
         sectors = self._sector_table(tier)
         out = np.empty(len(entries), dtype=np.int64)
         nine_rules.canonical_entries(np.ascontiguousarray(entries, dtype=np.int64), sectors,
-                                     t.set_class, t.set_sym, t.class_base, t.class_count,
-                                     t.representatives, t.stabiliser, t.sym_bytes, t.binomial, out)
+                                     t.set_index, t.class_base, t.representatives, t.stabilisers,
+                                     t.sym_bytes, t.binomial, out)
         return out
 
     def tier_kernels(self, tier, children: dict) -> TierKernels:
@@ -438,7 +438,7 @@ class NineMensMorris(Morris):
         home = self._layout[0].index(tuple(tier))
         symmetric = self.index_tables.symmetric
         (sectors, neighbours, lines, lines_through, tier_number, sector_offset, slot_of_tier,
-         set_class, set_sym, class_base, class_count, reps, stab, sym_bytes, binomial) = args
+         set_index, class_base, reps, stabilisers, sym_bytes, binomial) = args
 
         def scan(first, stop, width, finished, counter, counts, child_slot, child_entry):
             return nine_rules.scan(first, stop, home, *args, width, finished, counter, counts,
@@ -446,8 +446,8 @@ class NineMensMorris(Morris):
 
         def parents(entries, width, out, counts):
             nine_rules.parents(entries, sectors, neighbours, lines, lines_through, tier_number,
-                               sector_offset, set_class, set_sym, class_base, class_count, reps,
-                               stab, sym_bytes, binomial, width, out, counts)
+                               sector_offset, set_index, class_base, reps, stabilisers, sym_bytes,
+                               binomial, width, out, counts)
 
         values = tuple(np.asarray(children[key]) for key in slots[1:])
         if not values:  # the kernels index a tuple of arrays: never an empty one
@@ -463,8 +463,7 @@ LOST = "lost"  # the expansion's last slot: a child whose mover has fewer than 3
 def _sector_entry(mover: int, other: int, t: Tables) -> tuple[int, int]:
     from .sectors import sector_entry
 
-    return sector_entry(mover, other, t.set_class, t.set_sym, t.class_base, t.representatives,
-                        t.stabiliser, t.sym_bytes, t.binomial)
+    return sector_entry(mover, other, t.set_index, t.stabilisers, t.sym_bytes, t.binomial)
 
 
 def _solving_order(keys: list, children: dict) -> list:

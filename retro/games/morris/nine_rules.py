@@ -35,8 +35,9 @@ from numba import njit, prange
 
 from ...bits import lowest_bit_index, popcount
 from .rules import closes_mill, removals
-from .sectors import (ALL, POINTS, canonical, image, is_symmetric, least_over, sector_entry,
-                      spread, squeezed_rank)
+from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, canonical,
+                      class_stabiliser, image, is_symmetric, least_over, sector_entry, spread,
+                      squeezed_rank)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -55,8 +56,8 @@ def _targets(mover, empty, source, hand, neighbours):
 
 
 @njit(cache=True, inline="always")
-def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_class,
-           set_sym, class_base, representatives, stabiliser, sym_bytes, binomial):
+def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_index,
+           stabilisers, sym_bytes, binomial):
     """``(tier, entry in the tier, stabiliser order)`` of the position after a move
     (``after``: the mover's pieces, ``left``: the other's, hands after the move); tier
     TERMINAL when the new side to move (the other) has fewer than 3 pieces."""
@@ -65,16 +66,14 @@ def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_
     if m + other_hand < 3:
         return TERMINAL, 0, 1
     tier = tier_number[other_hand, mover_hand, m, o]
-    entry, order = sector_entry(left, after, set_class, set_sym, class_base, representatives,
-                                stabiliser, sym_bytes, binomial)
+    entry, order = sector_entry(left, after, set_index, stabilisers, sym_bytes, binomial)
     return tier, sector_offset[other_hand, mover_hand, m, o] + entry, order
 
 
 @njit(cache=True)
 def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, mode, home,
-          tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
-          representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry, moves, at,
-          limit, symmetric):
+          tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
+          child_slot, child_entry, moves, at, limit, symmetric):
     """Every legal move of a position, as ``mode`` says:
 
     * COUNT: only count them;
@@ -168,8 +167,8 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
                     count += 1
                     continue
                 tier, entry, order = _child(after, other ^ r, new_hand, other_hand, tier_number,
-                                            sector_offset, set_class, set_sym, class_base,
-                                            representatives, stabiliser, sym_bytes, binomial)
+                                            sector_offset, set_index, stabilisers, sym_bytes,
+                                            binomial)
                 if mode == SCAN and tier == home:
                     weight += order
                     continue
@@ -188,10 +187,9 @@ def count_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_t
     dummy = np.empty(0, dtype=np.int64)
     none = np.empty((1, 1, 1, 1), dtype=np.int64)
     return visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, COUNT,
-                 -1, none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8),
-                 dummy, dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
-                 np.empty((1, 1), dtype=np.int64), dummy, dummy,
-                 np.empty((1, 3), dtype=np.int64), 0, 0, np.empty(0, dtype=np.uint8))
+                 -1, none, none, dummy, np.empty(0, dtype=np.int32), dummy,
+                 np.empty((1, 3, 256), dtype=np.int64), np.empty((1, 1), dtype=np.int64), dummy,
+                 dummy, np.empty((1, 3), dtype=np.int64), 0, 0, np.empty(0, dtype=np.uint8))
 
 
 @njit(cache=True)
@@ -210,10 +208,9 @@ def legal_moves(mover, other, mover_hand, other_hand, neighbours, lines, lines_t
     dummy = np.empty(0, dtype=np.int64)
     none = np.empty((1, 1, 1, 1), dtype=np.int64)
     return visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, LIST, -1,
-                 none, none, dummy, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8), dummy,
-                 dummy, dummy, np.empty((1, 3, 256), dtype=np.int64),
-                 np.empty((1, 1), dtype=np.int64), dummy, dummy, moves, 0, len(moves),
-                 np.empty(0, dtype=np.uint8))
+                 none, none, dummy, np.empty(0, dtype=np.int32), dummy,
+                 np.empty((1, 3, 256), dtype=np.int64), np.empty((1, 1), dtype=np.int64), dummy,
+                 dummy, moves, 0, len(moves), np.empty(0, dtype=np.uint8))
 
 
 # --- entries of a tier -----------------------------------------------------------------
@@ -229,8 +226,8 @@ def sector_row(entry, sectors):
 
 
 @njit(cache=True, inline="always")
-def decode(entry, sectors, set_class, set_sym, class_base, class_count, representatives,
-           stabiliser, sym_bytes, binomial):
+def decode(entry, sectors, set_index, class_base, representatives, stabilisers, sym_bytes,
+           binomial):
     """``(mover, other, mover_hand, other_hand, canonical)`` at ``entry`` of a tier whose
     sectors are the rows ``(mh, oh, m, o, offset)`` of ``sectors``."""
     i = sector_row(entry, sectors)
@@ -239,9 +236,10 @@ def decode(entry, sectors, set_class, set_sym, class_base, class_count, represen
     per_class = binomial[POINTS - o, m]
     klass = local // per_class
     rank = local - klass * per_class
-    rep = representatives[class_base[o] + klass]
+    rep = np.int64(representatives[class_base[o] + klass])
     mover = spread(rank, m, rep, binomial)
-    stab = stabiliser[class_base[o] + klass]
+    # Entries in order share their class: this load seldom misses.
+    stab = class_stabiliser(rep, set_index, stabilisers)
     is_canonical = True
     if stab != 1:
         rest = stab & (stab - 1)
@@ -256,14 +254,14 @@ def decode(entry, sectors, set_class, set_sym, class_base, class_count, represen
 
 @njit(cache=True, parallel=True)
 def expand_counts(first, stop, sectors, neighbours, lines, lines_through, tier_number,
-                  sector_offset, slot_of_tier, set_class, set_sym, class_base, class_count,
-                  representatives, stabiliser, sym_bytes, binomial, finished_out, counts_out):
+                  sector_offset, slot_of_tier, set_index, class_base, representatives,
+                  stabilisers, sym_bytes, binomial, finished_out, counts_out):
     """Pass 1 of the explicit expansion of entries ``first..stop-1``: each entry's
     finished value (0 lost, OPEN, DUPLICATE) and move count."""
     for i in prange(stop - first):
-        mover, other, mh, oh, is_canonical = decode(first + i, sectors, set_class, set_sym,
-                                                    class_base, class_count, representatives,
-                                                    stabiliser, sym_bytes, binomial)
+        mover, other, mh, oh, is_canonical = decode(first + i, sectors, set_index, class_base,
+                                                    representatives, stabilisers, sym_bytes,
+                                                    binomial)
         counts_out[i] = 0
         if not is_canonical:
             finished_out[i] = DUPLICATE
@@ -277,28 +275,26 @@ def expand_counts(first, stop, sectors, neighbours, lines, lines_through, tier_n
 
 @njit(cache=True, parallel=True)
 def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier_number,
-                    sector_offset, slot_of_tier, set_class, set_sym, class_base, class_count,
-                    representatives, stabiliser, sym_bytes, binomial, finished_in, starts,
-                    child_slot, child_entry):
+                    sector_offset, slot_of_tier, set_index, class_base, representatives,
+                    stabilisers, sym_bytes, binomial, finished_in, starts, child_slot,
+                    child_entry):
     """Pass 2: every move of every open entry, as (slot, entry) from ``starts[i]``."""
     for i in prange(stop - first):
         if finished_in[i] != OPEN:
             continue
-        mover, other, mh, oh, _ = decode(first + i, sectors, set_class, set_sym, class_base,
-                                         class_count, representatives, stabiliser, sym_bytes,
-                                         binomial)
+        mover, other, mh, oh, _ = decode(first + i, sectors, set_index, class_base,
+                                         representatives, stabilisers, sym_bytes, binomial)
         visit(mover, other, mh, oh, neighbours, lines, lines_through, EXPAND, -1, tier_number,
-              sector_offset, slot_of_tier, set_class, set_sym, class_base, representatives,
-              stabiliser, sym_bytes, binomial, child_slot, child_entry,
+              sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
+              child_slot, child_entry,
               np.empty((1, 3), dtype=np.int64), starts[i], starts[i + 1] - starts[i],
               np.empty(0, dtype=np.uint8))
 
 
 @njit(cache=True, parallel=True)
 def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
-         slot_of_tier, set_class, set_sym, class_base, class_count, representatives, stabiliser,
-         sym_bytes, binomial, width, finished_out, counter_out, counts_out, child_slot,
-         child_entry, symmetric):
+         slot_of_tier, set_index, class_base, representatives, stabilisers, sym_bytes, binomial,
+         width, finished_out, counter_out, counts_out, child_slot, child_entry, symmetric):
     """Pass A of the un-move solver over entries ``first..stop-1``: each entry's
     finished value (0, OPEN, DUPLICATE), its counter of moves into its own tier (each
     move weighed by its child's stabiliser order, divided by the entry's own: the
@@ -308,9 +304,9 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
     bad = -1
     for i in prange(stop - first):
         entry = first + i
-        mover, other, mh, oh, is_canonical = decode(entry, sectors, set_class, set_sym,
-                                                    class_base, class_count, representatives,
-                                                    stabiliser, sym_bytes, binomial)
+        mover, other, mh, oh, is_canonical = decode(entry, sectors, set_index, class_base,
+                                                    representatives, stabilisers, sym_bytes,
+                                                    binomial)
         counts_out[i] = 0
         counter_out[i] = 0
         if not is_canonical:
@@ -320,14 +316,13 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
             finished_out[i] = 0
             continue
         both = visit(mover, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
-                     tier_number, sector_offset, slot_of_tier, set_class, set_sym, class_base,
-                     representatives, stabiliser, sym_bytes, binomial, child_slot, child_entry,
+                     tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes,
+                     binomial, child_slot, child_entry,
                      np.empty((1, 3), dtype=np.int64), i * width, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost
-        _, _, _, order = canonical(mover, other, set_class, set_sym, class_base, representatives,
-                                   stabiliser, sym_bytes)
+        _, _, _, order = canonical(mover, other, set_index, stabilisers, sym_bytes)
         if weight % order:
             bad = entry
         counter_out[i] = weight // order
@@ -336,25 +331,25 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
 
 @njit(cache=True, parallel=True)
 def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
-            set_class, set_sym, class_base, class_count, representatives, stabiliser, sym_bytes,
-            binomial, width, out, counts):
+            set_index, class_base, representatives, stabilisers, sym_bytes, binomial, width, out,
+            counts):
     """The un-moves of moving-phase entries (positions with both hands empty): for each,
     the entries of the positions with a slide or a flight to it that closes no mill
     (so of the same tier), at ``out[i * width:]``, ``counts[i]`` of them. A parent with
     several moves to symmetric images of the position appears once per move."""
     for i in prange(len(entries)):
-        mover, other, mh, oh, _ = decode(entries[i], sectors, set_class, set_sym, class_base,
-                                         class_count, representatives, stabiliser, sym_bytes,
-                                         binomial)
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
+                                         representatives, stabilisers, sym_bytes, binomial)
         # The parent: the other side (to move there) moved a piece from s to t.
         m = popcount(other)
         o = popcount(mover)
         offset = sector_offset[0, 0, m, o]
         k = o
-        g = set_sym[mover]
-        klass = set_class[mover]
-        rep = representatives[class_base[k] + klass]
-        stab = stabiliser[class_base[k] + klass]
+        word = set_index[mover]
+        klass = word & CLASS_MASK
+        g = (word >> SYM_SHIFT) & 15
+        rep = image(mover, g, sym_bytes)
+        stab = stabilisers[word >> STAB_SHIFT]
         per_class = binomial[POINTS - k, m]
         empty = ALL & ~(mover | other)
         flying = m == 3
@@ -377,15 +372,13 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
 
 
 @njit(cache=True, parallel=True)
-def canonical_entries(entries, sectors, set_class, set_sym, class_base, class_count,
-                      representatives, stabiliser, sym_bytes, binomial, out):
+def canonical_entries(entries, sectors, set_index, class_base, representatives, stabilisers,
+                      sym_bytes, binomial, out):
     """The canonical entry of the position stored at each of ``entries`` (its own when
     it is canonical)."""
     for i in prange(len(entries)):
-        mover, other, mh, oh, _ = decode(entries[i], sectors, set_class, set_sym, class_base,
-                                         class_count, representatives, stabiliser, sym_bytes,
-                                         binomial)
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
+                                         representatives, stabilisers, sym_bytes, binomial)
         j = sector_row(entries[i], sectors)
-        entry, _ = sector_entry(mover, other, set_class, set_sym, class_base, representatives,
-                                stabiliser, sym_bytes, binomial)
+        entry, _ = sector_entry(mover, other, set_index, stabilisers, sym_bytes, binomial)
         out[i] = sectors[j, 4] + entry

@@ -21,9 +21,13 @@ the *canonical* entry is the least of them (the least bitboard: the rank order i
 the bitboard order). The other entries are *duplicates*: the solver skips them and
 copies their canonical entry's value (about 3 % of the moving phase's entries).
 
-The tables over all 2**24 sets of points (a set's class and the symmetry taking it to
-its representative) take 80 MB and a second or two to build with numba, once per
-process.
+One table over all 2**24 sets of points packs, in one int32 a set, what indexing a
+position needs of its key set: the class, the symmetry taking the set to its
+representative, and which stabiliser the class has (a number among the 32 distinct
+ones). Indexing a child is then one cache miss into it (this table does not fit in any
+cache): the representative is the key set's image under that symmetry (``sym_bytes``
+stays in cache), and the usual trivial stabiliser is read from the same word. The
+tables take 70 MB and a second or two to build with numba, once per process.
 """
 
 from __future__ import annotations
@@ -42,19 +46,30 @@ POINTS = 24
 ALL = (1 << POINTS) - 1
 
 
+# A set's word in ``set_index``: its class among the sets of its size (classes of one
+# size: at most 170,854 < 2**18), the symmetry taking it to its representative, and
+# the number of its class's stabiliser in ``stabilisers`` (0: the identity alone).
+CLASS_BITS = 18
+CLASS_MASK = (1 << CLASS_BITS) - 1
+SYM_SHIFT = CLASS_BITS
+STAB_SHIFT = SYM_SHIFT + 4  # 16 symmetries
+STAB_LIMIT = 1 << (31 - STAB_SHIFT)  # stabiliser numbers that keep the word positive
+
+
 class Tables(NamedTuple):
     """The index tables (see the module docstring), for jitted code."""
 
-    set_class: np.ndarray  # int32 (2**24,): a set's class among the sets of its size
-    set_sym: np.ndarray  # int8 (2**24,): a symmetry taking the set to its representative
+    set_index: np.ndarray  # int32 (2**24,): class | symmetry << SYM_SHIFT | stabiliser << STAB_SHIFT
     class_base: np.ndarray  # int64 (25 + 1,): first global class of each set size
     class_count: np.ndarray  # int64 (25,): classes of each set size
-    representatives: np.ndarray  # int64 (classes,): each class's least set
-    stabiliser: np.ndarray  # int64 (classes,): bit g set when symmetry g keeps the class's set
+    representatives: np.ndarray  # int32 (classes,): each class's least set (decoding)
+    # int64 (32,): the distinct stabilisers, bit g set when symmetry g keeps the set;
+    # the first is the identity alone (1)
+    stabilisers: np.ndarray
     binomial: np.ndarray  # int64 (25, 25)
     sym_bytes: np.ndarray  # int64 (16, 3, 256): images of each byte of a bitboard
     # uint8 (2**21,): bit s set when set s has a symmetry besides the identity (rare: a
-    # 2 MB bitmap that stays in cache, where set_class takes 64 MB)
+    # 2 MB bitmap that stays in cache, where set_index takes 64 MB)
     symmetric: np.ndarray
 
 
@@ -80,8 +95,10 @@ def _least_images(sym_bytes, least, which):
 
 
 @njit(cache=True)
-def _number_classes(least, set_class, class_count, sym_bytes):
-    """Number each size's representatives in increasing order; the stabiliser masks."""
+def _number_classes(least, class_count, sym_bytes):
+    """Number each size's representatives in increasing order: the representatives,
+    their stabiliser masks, and each representative's class (at the representative,
+    in a table over all sets)."""
     count = 0
     for s in range(1 << POINTS):
         if least[s] == s:
@@ -102,21 +119,26 @@ def _number_classes(least, set_class, class_count, sym_bytes):
         k = popcount(reps[i])
         number[reps[i]] = class_count[k]
         class_count[k] += 1
-    for s in prange(1 << POINTS):
-        set_class[s] = number[least[s]]
     stabiliser = np.zeros(count, dtype=np.int64)
     for i in range(count):
         for g in range(sym_bytes.shape[0]):
             if image(reps[i], g, sym_bytes) == reps[i]:
                 stabiliser[i] |= np.int64(1) << g
-    return reps, stabiliser
+    return reps, stabiliser, number
 
 
 @njit(cache=True)
-def _symmetric_sets(set_class, class_base, stabiliser, out):
+def _pack(least, which, number, reps, stab_number, set_index, symmetric):
+    """Each set's word: its representative's class and stabiliser number (added to
+    ``number`` at the representatives first), and its symmetry; the sets with a
+    symmetry besides the identity marked in ``symmetric``."""
+    for i in range(len(reps)):
+        number[reps[i]] |= np.int32(stab_number[i] << STAB_SHIFT)
     for s in range(1 << POINTS):
-        if stabiliser[class_base[popcount(s)] + set_class[s]] != 1:
-            out[s >> 3] |= np.uint8(1 << (s & 7))
+        word = number[least[s]]
+        set_index[s] = word | (np.int32(which[s]) << SYM_SHIFT)
+        if word >> STAB_SHIFT:
+            symmetric[s >> 3] |= np.uint8(1 << (s & 7))
 
 
 @njit(cache=True, inline="always")
@@ -133,18 +155,22 @@ def tables() -> Tables:
     least = np.empty(1 << POINTS, dtype=np.int32)
     which = np.empty(1 << POINTS, dtype=np.int8)
     _least_images(sym_bytes, least, which)
-    set_class = np.empty(1 << POINTS, dtype=np.int32)
     class_count = np.zeros(POINTS + 1, dtype=np.int64)
-    reps, stabiliser = _number_classes(least, set_class, class_count, sym_bytes)
-    del least
+    reps, stabiliser, number = _number_classes(least, class_count, sym_bytes)
+    assert class_count.max() <= CLASS_MASK + 1
     class_base = np.zeros(POINTS + 2, dtype=np.int64)
     np.cumsum(class_count, out=class_base[1:])
     binomial = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(POINTS + 1)],
                         dtype=np.int64)
+    # Every mask holds the identity (bit 0): the identity alone, 1, is the least, number 0.
+    stabilisers, stab_number = np.unique(stabiliser, return_inverse=True)
+    assert stabilisers[0] == 1 and len(stabilisers) <= STAB_LIMIT
+    set_index = np.empty(1 << POINTS, dtype=np.int32)
     symmetric = np.zeros(1 << (POINTS - 3), dtype=np.uint8)
-    _symmetric_sets(set_class, class_base, stabiliser, symmetric)
-    result = Tables(set_class, which, class_base, class_count, reps, stabiliser, binomial, sym_bytes,
-                    symmetric)
+    _pack(least, which, number, reps, stab_number.astype(np.int64), set_index, symmetric)
+    del least, which, number
+    result = Tables(set_index, class_base, class_count, reps.astype(np.int32), stabilisers,
+                    binomial, sym_bytes, symmetric)
     for table in result:
         table.setflags(write=False)
     return result
@@ -203,19 +229,19 @@ def least_over(moved, stab, sym_bytes):
 
 
 @njit(cache=True, inline="always")
-def canonical(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
-              sym_bytes):
+def canonical(mover, other, set_index, stabilisers, sym_bytes):
     """``(class, representative, mover)`` of the canonical image of a position, and the
     order of its stabiliser (the symmetries mapping the position onto itself)."""
-    k = popcount(other)
-    g = set_sym[other]
-    klass = set_class[other]
-    rep = representatives[class_base[k] + klass]
+    word = set_index[other]  # the one load that misses the cache
+    klass = word & CLASS_MASK
+    g = (word >> SYM_SHIFT) & 15
+    rep = image(other, g, sym_bytes)
     moved = image(mover, g, sym_bytes)
-    stab = stabiliser[class_base[k] + klass]
+    number = word >> STAB_SHIFT
     order = 1
-    if stab == 1:  # the identity alone (bit 0): the usual case
+    if number == 0:  # the identity alone: the usual case
         return klass, rep, moved, order
+    stab = stabilisers[number]
     for h in range(1, sym_bytes.shape[0]):
         if (stab >> h) & 1 and image(moved, h, sym_bytes) == moved:
             order += 1
@@ -223,14 +249,18 @@ def canonical(mover, other, set_class, set_sym, class_base, representatives, sta
 
 
 @njit(cache=True, inline="always")
-def sector_entry(mover, other, set_class, set_sym, class_base, representatives, stabiliser,
-                 sym_bytes, binomial):
+def sector_entry(mover, other, set_index, stabilisers, sym_bytes, binomial):
     """``(entry in its sector, order of its stabiliser)`` of a position."""
-    klass, rep, best, order = canonical(mover, other, set_class, set_sym, class_base,
-                                        representatives, stabiliser, sym_bytes)
+    klass, rep, best, order = canonical(mover, other, set_index, stabilisers, sym_bytes)
     m = popcount(mover)
     k = popcount(other)
     return klass * binomial[POINTS - k, m] + squeezed_rank(best, rep, binomial), order
+
+
+@njit(cache=True, inline="always")
+def class_stabiliser(rep, set_index, stabilisers):
+    """The stabiliser mask of the class of representative ``rep``."""
+    return stabilisers[set_index[rep] >> STAB_SHIFT]
 
 
 def sector_size(tables: Tables, mover_on: int, other_on: int) -> int:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 
 def symmetry_byte_tables(symmetry: np.ndarray) -> np.ndarray:
@@ -49,3 +52,28 @@ def triple_rank(bb):
     bb &= bb - 1
     c = lowest_bit_index(bb)
     return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the processor for the cache line of ``array[index]`` (a 1-d array) without
+    waiting for it: loads that would miss one after another overlap when their
+    addresses are known early (LLVM's ``llvm.prefetch``: a read, kept in all levels)."""
+    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)):
+        return None
+    sig = types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        data = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1]],
+                                           wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(function, [builder.bitcast(pointer, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...bits import lowest_bit_index, popcount
+from ...bits import lowest_bit_index, popcount, prefetch
 from .rules import closes_mill, removals
 from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, canonical,
                       class_stabiliser, image, is_symmetric, least_over, sector_entry, spread,
@@ -53,6 +53,30 @@ def _targets(mover, empty, source, hand, neighbours):
     if popcount(mover) == 3 and hand == 0:
         return empty
     return neighbours[source] & empty
+
+
+@njit(cache=True, inline="always")
+def _prefetch_keys(mover, empty, mover_hand, neighbours, set_index):
+    """Ask for the ``set_index`` word of every move's key set (the mover's pieces after
+    it) before the moves are indexed: each is a cache miss (the table takes 64 MB), and
+    asked for together they overlap instead of coming one after the other."""
+    if mover_hand > 0:
+        targets = empty
+        while targets:
+            t = lowest_bit_index(targets)
+            targets &= targets - 1
+            prefetch(set_index, mover | (np.int64(1) << t))
+        return
+    sources = mover
+    while sources:
+        s = lowest_bit_index(sources)
+        sources &= sources - 1
+        targets = _targets(mover, empty, s, mover_hand, neighbours)
+        rest = mover ^ (np.int64(1) << s)
+        while targets:
+            t = lowest_bit_index(targets)
+            targets &= targets - 1
+            prefetch(set_index, rest | (np.int64(1) << t))
 
 
 @njit(cache=True, inline="always")
@@ -105,12 +129,18 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
         for line in lines:
             if popcount(mover & line) == 2:
                 closers |= line & empty
-    if mover_hand > 0:
-        sources = np.int64(0)  # placements: one pass with source 0
-        placing = True
-    else:
-        sources = mover
-        placing = False
+    placing = mover_hand > 0
+    sources = np.int64(0) if placing else mover  # placements: one pass with source 0
+    new_hand = mover_hand - 1 if placing else mover_hand
+    # Whether a move that removes nothing stays in ``home`` (the same for all moves):
+    # then it only weighs, and most weigh 1.
+    quiet_home = False
+    if mode == SCAN:
+        m = popcount(other)
+        o = popcount(mover) + (1 if placing else 0)
+        quiet_home = m + other_hand >= 3 and tier_number[other_hand, new_hand, m, o] == home
+    if mode == EXPAND or (mode == SCAN and not quiet_home):  # (most moves are indexed)
+        _prefetch_keys(mover, empty, mover_hand, neighbours, set_index)
     while True:
         if placing:
             source_bit = np.int64(0)
@@ -122,18 +152,10 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
             sources &= sources - 1
             source_bit = np.int64(1) << s
             targets = _targets(mover, empty, s, mover_hand, neighbours)
-        new_hand = mover_hand - 1 if placing else mover_hand
-        # Whether a move of this source that removes nothing stays in ``home`` (the same
-        # for all its targets): then it only weighs, and most weigh 1.
-        quiet_home = False
-        if mode == SCAN:
-            m = popcount(other)
-            o = popcount(mover) + (1 if placing else 0)
-            quiet_home = m + other_hand >= 3 and tier_number[other_hand, new_hand, m, o] == home
-            if quiet_home and plain:
-                quiet = targets & ~closers
-                weight += popcount(quiet)
-                targets ^= quiet
+        if quiet_home and plain:
+            quiet = targets & ~closers
+            weight += popcount(quiet)
+            targets ^= quiet
         while targets:
             t = lowest_bit_index(targets)
             targets &= targets - 1

@@ -280,6 +280,11 @@ def expand_counts(first, stop, sectors, neighbours, lines, lines_through, tier_n
                   stabilisers, sym_bytes, binomial, finished_out, counts_out):
     """Pass 1 of the explicit expansion of entries ``first..stop-1``: each entry's
     finished value (0 lost, OPEN, DUPLICATE) and move count."""
+    # What visit does not use in this mode, allocated once: count_moves allocates its
+    # dummies at every call, and an allocation in the loop is made for every entry.
+    no_moves = np.empty((1, 3), dtype=np.int64)
+    no_children = np.empty(0, dtype=np.int64)
+    no_symmetric = np.empty(0, dtype=np.uint8)
     for i in prange(stop - first):
         mover, other, mh, oh, is_canonical = decode(first + i, sectors, set_index, class_base,
                                                     representatives, stabilisers, sym_bytes,
@@ -290,7 +295,10 @@ def expand_counts(first, stop, sectors, neighbours, lines, lines_through, tier_n
             continue
         n = 0
         if popcount(mover) + mh >= 3:
-            n = count_moves(mover, other, mh, oh, neighbours, lines, lines_through)
+            n = visit(mover, other, mh, oh, neighbours, lines, lines_through, COUNT, -1,
+                      tier_number, sector_offset, slot_of_tier, set_index, stabilisers,
+                      sym_bytes, binomial, no_children, no_children, no_moves, 0, 0,
+                      no_symmetric)
         finished_out[i] = OPEN if n else 0
         counts_out[i] = n
 
@@ -301,6 +309,10 @@ def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier
                     stabilisers, sym_bytes, binomial, finished_in, starts, child_slot,
                     child_entry):
     """Pass 2: every move of every open entry, as (slot, entry) from ``starts[i]``."""
+    # What visit does not use in this mode, allocated once: an allocation in the loop
+    # is made for every entry (numba's parfor does not always hoist it).
+    no_moves = np.empty((1, 3), dtype=np.int64)
+    no_symmetric = np.empty(0, dtype=np.uint8)
     for i in prange(stop - first):
         if finished_in[i] != OPEN:
             continue
@@ -308,9 +320,8 @@ def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier
                                          representatives, stabilisers, sym_bytes, binomial)
         visit(mover, other, mh, oh, neighbours, lines, lines_through, EXPAND, -1, tier_number,
               sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
-              child_slot, child_entry,
-              np.empty((1, 3), dtype=np.int64), starts[i], starts[i + 1] - starts[i],
-              np.empty(0, dtype=np.uint8))
+              child_slot, child_entry, no_moves, starts[i], starts[i + 1] - starts[i],
+              no_symmetric)
 
 
 @njit(cache=True, parallel=True)
@@ -324,6 +335,7 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
     tier as (slot, entry) at ``i * width`` (``counts_out[i]`` of them). Returns -1, or
     an entry whose weights do not divide (a bug of the index)."""
     bad = -1
+    no_moves = np.empty((1, 3), dtype=np.int64)  # unused in SCAN mode: allocated once (above)
     for i in prange(stop - first):
         entry = first + i
         mover, other, mh, oh, is_canonical = decode(entry, sectors, set_index, class_base,
@@ -339,8 +351,7 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
             continue
         both = visit(mover, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
                      tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes,
-                     binomial, child_slot, child_entry,
-                     np.empty((1, 3), dtype=np.int64), i * width, width, symmetric)
+                     binomial, child_slot, child_entry, no_moves, i * width, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost

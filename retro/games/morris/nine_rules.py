@@ -35,9 +35,9 @@ from numba import njit, prange
 
 from ...bits import lowest_bit_index, popcount, prefetch
 from .rules import closes_mill, removals
-from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, canonical,
-                      class_stabiliser, image, is_symmetric, least_over, sector_entry, spread,
-                      squeezed_rank)
+from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, class_stabiliser, image,
+                      is_symmetric, least_over, sector_entry, spread, squeezed_rank,
+                      stabiliser_order)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -355,7 +355,10 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
         counts_out[i] = both & 0xFFFFFFFF
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost
-        _, _, _, order = canonical(mover, other, set_index, stabilisers, sym_bytes)
+        # Its own stabiliser's order: ``other`` is its class's representative (symmetry
+        # 0) and ``mover`` canonical, so canonical() would only add work.
+        order = stabiliser_order(mover, class_stabiliser(other, set_index, stabilisers),
+                                 sym_bytes)
         if weight % order:
             bad = entry
         counter_out[i] = weight // order

@@ -229,6 +229,18 @@ def least_over(moved, stab, sym_bytes):
 
 
 @njit(cache=True, inline="always")
+def stabiliser_order(moved, stab, sym_bytes):
+    """How many symmetries of ``stab`` (a mask holding the identity) map the position
+    with key set fixed by them and mover ``moved`` onto itself."""
+    order = 1
+    if stab != 1:
+        for h in range(1, sym_bytes.shape[0]):
+            if (stab >> h) & 1 and image(moved, h, sym_bytes) == moved:
+                order += 1
+    return order
+
+
+@njit(cache=True, inline="always")
 def canonical(mover, other, set_index, stabilisers, sym_bytes):
     """``(class, representative, mover)`` of the canonical image of a position, and the
     order of its stabiliser (the symmetries mapping the position onto itself)."""
@@ -238,14 +250,10 @@ def canonical(mover, other, set_index, stabilisers, sym_bytes):
     rep = image(other, g, sym_bytes)
     moved = image(mover, g, sym_bytes)
     number = word >> STAB_SHIFT
-    order = 1
     if number == 0:  # the identity alone: the usual case
-        return klass, rep, moved, order
+        return klass, rep, moved, 1
     stab = stabilisers[number]
-    for h in range(1, sym_bytes.shape[0]):
-        if (stab >> h) & 1 and image(moved, h, sym_bytes) == moved:
-            order += 1
-    return klass, rep, least_over(moved, stab, sym_bytes), order
+    return klass, rep, least_over(moved, stab, sym_bytes), stabiliser_order(moved, stab, sym_bytes)
 
 
 @njit(cache=True, inline="always")

@@ -107,25 +107,36 @@ def write_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
 
 def stream_database(out: Path, write) -> None:
     """Write the database ``out`` by ``write(h5py.File)`` into ``<out>.tmp``, flush it
-    and rename it into place (the old file, if any, stays until then)."""
-    with _replaced(out) as handle:
-        with h5py.File(handle, "w", **file_options()) as f:
+    and rename it into place (the old file, if any, stays until then). HDF5 opens the
+    file itself: through a Python file object every read and write would be a Python
+    call, and HDF5 reads back what it wrote (a write-only handle fails once files grow)."""
+    with _replacing(out) as tmp:
+        with h5py.File(tmp, "w", **file_options()) as f:
             write(f)
     fsync_directory(out.parent)
 
 
 @contextmanager
-def _replaced(path: Path):
-    """A file object writing ``<path>.tmp``, flushed to the disk and renamed to ``path``
-    when the block ends, removed if it fails."""
+def _replacing(path: Path):
+    """The path ``<path>.tmp`` to write; once the block ends, flushed to the disk and
+    renamed to ``path``; removed if it fails."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.unlink(missing_ok=True)  # never write through whatever a killed run left there
     try:
-        with open(tmp, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def _replaced(path: Path):
+    """A file object writing ``<path>.tmp`` (see :func:`_replacing`)."""
+    with _replacing(path) as tmp, open(tmp, "wb") as handle:
+        yield handle

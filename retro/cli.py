@@ -515,11 +515,11 @@ def _build(args: argparse.Namespace) -> int:
     from .units import rate_text, size_text
 
     rate = summary.computed_positions / summary.seconds if summary.seconds else 0.0
-    print(
-        f"built {Path(summary.path).resolve()}: {summary.positions:,} positions ({held}), "
-        f"{summary.computed_positions:,} solved in {summary.seconds:.1f} s "
-        f"({rate_text(rate)}), {size_text(summary.file_bytes)}"
-    )
+    solved = (f"{summary.computed_positions:,} solved in {summary.seconds:.1f} s ({rate_text(rate)})"
+              if summary.computed_positions else
+              f"every tier from the checkpoints of earlier runs, written in {summary.seconds:.1f} s")
+    print(f"built {Path(summary.path).resolve()}: {summary.positions:,} positions ({held}), "
+          f"{solved}, {size_text(summary.file_bytes)}")
     note = locations.reach(Path(summary.path), f"{summary.game.file_stem}.h5")
     if note:
         print(note)

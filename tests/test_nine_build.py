@@ -114,6 +114,9 @@ def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, inter
         build(game, out, progress=False)
     raw = sorted(p.name for p in partial_path(out).glob("*.npy"))
     assert raw == sorted(f"{game.tier_name(t)}.npy" for t in game.tiers()[:4])
+    # The first run's tiers took (say) an hour: the file's build time counts it.
+    record = partial_path(out) / f"{game.tier_name(game.tiers()[2])}.sha256"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "seconds": 3600.0}))
     interrupt_at(None)
     notes = []
     summary = build(game, out, progress=False, log=notes.append)
@@ -121,6 +124,8 @@ def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, inter
     assert any("resuming" in note for note in notes)
     assert digests(out) == digests(db_9mm3)
     assert not partial_path(out).exists()
+    with h5py.File(out, "r") as f:
+        assert f.attrs["build_seconds"] > 3600
 
 
 def test_a_damaged_raw_checkpoint_is_rebuilt(tmp_path, db_9mm3, interrupt_at):

@@ -398,7 +398,9 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
         if bar is not None:
             bar.close()
 
-    seconds = time.perf_counter() - started
+    # The file's build_seconds: this run's, plus the solving time of the tiers that
+    # earlier runs left as checkpoints (a resumed build is one build).
+    seconds = time.perf_counter() - started + sum(checkpoints.seconds(t) for t in tiers[:first])
     memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
     (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads)
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
@@ -674,6 +676,14 @@ class _Checkpoints:
             stored = f[dataset_path(self.game, tier)][()]
         return self.game.from_stored(tier, stored)
 
+    def seconds(self, tier) -> float:
+        """The seconds its run took to solve the tier (0 when not recorded)."""
+        try:
+            with h5py.File(self.path(tier), "r") as f:
+                return float(f[dataset_path(self.game, tier)].attrs.get("seconds", 0.0))
+        except (*HDF5_ERRORS, KeyError):
+            return 0.0
+
     def _new(self, tier) -> tuple:
         buffer, f = new_image()
         write_header(f, self.game, [tier])
@@ -733,6 +743,9 @@ class _RawCheckpoints(_Checkpoints):
 
     def record(self, tier) -> dict:
         return rawstore.read_record(self.path(tier)) or {}
+
+    def seconds(self, tier) -> float:
+        return float(self.record(tier).get("seconds", 0.0))
 
     def seed_from(self, database: Path, count: int) -> None:
         """Turn the first ``count`` tiers of a complete database into raw checkpoints."""

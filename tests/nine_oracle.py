@@ -420,7 +420,31 @@ def dense_children(solution: Solution, sector: Sector, rows: slice = slice(None)
     return legal, outcome, plies
 
 
-class Solution:
+def as_value(answer) -> tuple[str | None, int | None]:
+    """A probe's answer (anything with ``winner``, holding ``.value``, or None, and
+    ``plies``) in the form :meth:`_Values.value` gives: what the tests compare."""
+    return (None if answer.winner is None else answer.winner.value), answer.plies
+
+
+class _Values:
+    """What both solutions answer: a position's value, from ``mover_value`` (the side to
+    move's outcome, +1 won, -1 lost, 0 drawn, and the plies)."""
+
+    def mover_value(self, position: Position) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def value(self, position: Position | str) -> tuple[str | None, int | None]:
+        """``(winner "white"/"black", plies)``, or ``(None, None)`` for a draw."""
+        if isinstance(position, str):
+            position = parse(position)
+        outcome, plies = self.mover_value(position)
+        if outcome == 0:
+            return None, None
+        side = position[0]
+        return COLOURS[side if outcome > 0 else 1 - side], plies
+
+
+class Solution(_Values):
     """Every position of the game with ``pieces`` each, and its value.
 
     ``outcome[sector]`` (int8) and ``plies[sector]`` (int16) are indexed ``[mover's
@@ -445,16 +469,6 @@ class Solution:
         if mover & other:
             raise KeyError(text(*position))
         return int(self.outcome[sector][a, b]), int(self.plies[sector][a, b])
-
-    def value(self, position: Position | str) -> tuple[str | None, int | None]:
-        """``(winner "white"/"black", plies)``, or ``(None, None)`` for a draw."""
-        if isinstance(position, str):
-            position = parse(position)
-        outcome, plies = self.mover_value(position)
-        if outcome == 0:
-            return None, None
-        side = position[0]
-        return COLOURS[side if outcome > 0 else 1 - side], plies
 
     def positions(self, sector: Sector):
         """The positions of a sector as arrays over its valid entries: ``(white, black,
@@ -1246,7 +1260,7 @@ def part_size(part: Part) -> int:
     return comb(N, part.mover_on) * comb(N - part.mover_on, part.other_on)
 
 
-class Solved:
+class Solved(_Values):
     """Every position of the parts given (and their children's parts, which must be
     among them), with its value. ``table(part)``: ``(state, plies)`` as
     [mover's set, other's set] arrays (views of the flat arrays)."""
@@ -1323,16 +1337,6 @@ class Solved:
         state, plies = self.table(part)
         a, b = number_of(mover), number_of(other)
         return int(state[a, b]), int(plies[a, b])
-
-    def value(self, position: Position | str) -> tuple[str | None, int | None]:
-        """``(winner "white"/"black", plies)``, or ``(None, None)`` for a draw."""
-        if isinstance(position, str):
-            position = parse(position)
-        outcome, plies = self.mover_value(position)
-        if outcome == 0:
-            return None, None
-        side = position[0]
-        return COLOURS[side if outcome > 0 else 1 - side], plies
 
     def positions(self, part: Part, rows: slice = slice(None)):
         """The positions of a part whose mover's set is in ``rows``, as arrays over its

@@ -357,7 +357,7 @@ def test_every_position_of_the_unequal_games_matches_retro(pieces, tmp_path):
         assert compare(solved, Retro(db, pieces), solved.parts) == len(solved)
         start = db.game.start()
         outcome = db.probe(start)
-        found = (None if outcome.winner is None else outcome.winner.value, outcome.plies)
+        found = oracle.as_value(outcome)
         assert found == solved.value(str(start)) == (None, None)  # a draw both ways
     finally:
         db.close()
@@ -373,7 +373,7 @@ def test_the_probe_api_agrees(four, retro_four):
     for sector in sectors(4, 4):
         for position in _sample(sector, 300, rng):
             outcome = db.probe(text(*position))
-            found = (None if outcome.winner is None else outcome.winner.value, outcome.plies)
+            found = oracle.as_value(outcome)
             assert found == four.value(position), text(*position)
             probed += 1
     assert probed > 10_000
@@ -392,5 +392,5 @@ def test_the_start_and_its_moves(four, retro_four):
     assert sorted(str(m) for m, _, _ in children) == sorted(oracle_children)
     for move, after, outcome in children:
         assert str(after) == text(*oracle_children[str(move)])
-        found = (None if outcome.winner is None else outcome.winner.value, outcome.plies)
+        found = oracle.as_value(outcome)
         assert found == four.value(str(after)), move

@@ -41,7 +41,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 TABLE_BITS_HELP = ("transposition table of 2**B entries (default: 512 MiB, that is B=24 of "
-                   "32 bytes for dfpn and B=25 of 16 bytes for alphabeta)")
+                   "32 bytes for dfpn and B=25 of 16 bytes for alphabeta; for nine men's "
+                   "morris's search B=26 of 10 bytes, 640 MiB)")
 POSITION_HELP = (
     "Positions: side to move, then one group per row from row 1 (columns a, b, ...). Three "
     "Musketeers 'M XXXXO XXXXX XXOXX XXXXX OXXXX' (M or E to move; O musketeer, X enemy man, "

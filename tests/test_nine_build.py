@@ -281,13 +281,20 @@ def test_analyze_counts_each_position_once_from_the_mover_s_view(db_9mm3):
         assert report["start"]["plies"] == start.plies
         # The side to move's wins over the canonical entries, counted here by probing.
         tier = min((t for t in game.tiers() if game.tier_size(t) > 500), key=game.tier_size)
-        wins = 0
+        wins, longest = 0, {True: 0, False: 0}
         for entry in range(game.tier_size(tier)):
             position = game.position_at(tier, entry)
             if position is not None:
                 outcome = db.probe(position)
                 wins += outcome.winner is position.side
+                if outcome.winner is not None:
+                    won = outcome.winner is position.side
+                    longest[won] = max(longest[won], outcome.plies)
         row = next(r for r in report["tiers"] if r["tier"] == game.tier_name(tier))
         assert row["by_side"]["mover"]["distinct"]["wins"] == wins
+        assert row["longest_win"]["plies"] == longest[True]
+        assert row["longest_loss"]["plies"] == longest[False]
+        example = db.probe(game.parse(row["longest_win"]["position"]))
+        assert example.plies == longest[True] and example.winner is not None
     text = analysis_text(report)
     assert "side to move: wins" in text and game.tier_name(game.tiers()[-1]) in text

@@ -5,7 +5,7 @@ tier at a time and a chunk at a time, so that the standard game's files fit.
 Per tier: the table entries, the distinct positions (canonical entries: each stands
 for a position up to the 16 symmetries and the exchange of colours), and how many the
 side to move wins, loses and draws; the longest win and the longest loss with an
-example; the value of the start and of every first move. The positions reachable
+example (per tier: Gasser tabulated them by sector); the value of the start and of every first move. The positions reachable
 from the start are not counted (a forward search over 10^10 positions is a build of
 its own).
 """
@@ -42,6 +42,7 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     try:
         for tier in tiers:
             row_entries, row_distinct = _zero(), _zero()
+            row_longest: dict = {MOVER: None, OTHER: None}
             size = game.tier_size(tier)
             for first in range(0, size, CHUNK):
                 stop = min(size, first + CHUNK)
@@ -57,14 +58,18 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
                     if won.any():
                         plies = values[won] >> 1
                         best = int(plies.max())
-                        if longest[key] is None or best > longest[key]["plies"]:
+                        if row_longest[key] is None or best > row_longest[key]["plies"]:
                             entry = first + int(np.flatnonzero(won)[int(np.argmax(plies))])
-                            longest[key] = {"plies": best,
-                                            "position": str(game.position_at(tier, entry))}
+                            row_longest[key] = {"plies": best,
+                                                "position": str(game.position_at(tier, entry))}
                 if bar is not None:
                     bar.update(stop - first)
             per_tier.append({"tier": game.tier_name(tier), "entries": sum(row_entries.values()),
-                             "by_side": {"mover": {"entries": row_entries, "distinct": row_distinct}}})
+                             "by_side": {"mover": {"entries": row_entries, "distinct": row_distinct}},
+                             "longest_win": row_longest[MOVER], "longest_loss": row_longest[OTHER]})
+            for key, found in row_longest.items():
+                if found and (longest[key] is None or found["plies"] > longest[key]["plies"]):
+                    longest[key] = found
             for key in total["entries"]:
                 total["entries"][key] += row_entries[key]
                 total["distinct"][key] += row_distinct[key]

@@ -169,6 +169,12 @@ def mark(reached, starts, child_tier, child_entry, slot, target):
                 target[child_entry[e]] = True
 
 
+def _plies(found: dict | None) -> str:
+    if not found:
+        return "-"
+    return f"{found['plies']} pl{'y' if found['plies'] == 1 else 'ies'}"
+
+
 def report_text(report: dict) -> str:
     """The text report of ``retro analyze`` for a tiered game."""
     game = f"{report['title']}{' ' + report['variant'] if report['variant'] else ''}"
@@ -189,13 +195,19 @@ def report_text(report: dict) -> str:
         if longest:
             lines.append(f"longest win of {winner}: {longest['plies']} plies, e.g. {longest['position']}")
     width = max([16] + [len(row["tier"]) for row in report["tiers"]])
-    lines.append(f"\n  {'tier':<{width}} {'side':>8} {'wins':>12} {'losses':>12} {'draws':>12}")
+    longest = any("longest_win" in row for row in report["tiers"])
+    lines.append(f"\n  {'tier':<{width}} {'side':>8} {'wins':>12} {'losses':>12} {'draws':>12}"
+                 + (f" {'longest win':>11} {'longest loss':>12}" if longest else ""))
     for row in report["tiers"]:
         for side, counts in row["by_side"].items():
             c = counts["entries"]
             if sum(c.values()):
-                lines.append(f"  {row['tier']:<{width}} {side:>8} {c['wins']:>12,} {c['losses']:>12,} "
-                             f"{c['draws']:>12,}")
+                line = (f"  {row['tier']:<{width}} {side:>8} {c['wins']:>12,} {c['losses']:>12,} "
+                        f"{c['draws']:>12,}")
+                if longest:
+                    line += "".join(f" {_plies(row.get(key)):>{w}}" for key, w in
+                                    (("longest_win", 11), ("longest_loss", 12)))
+                lines.append(line)
     reach = report.get("reachable")
     if reach:
         lines.append(f"\nreachable from {reach['start']}: {reach['entries']:,} positions, "

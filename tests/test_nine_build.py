@@ -298,3 +298,29 @@ def test_analyze_counts_each_position_once_from_the_mover_s_view(db_9mm3):
         assert example.plies == longest[True] and example.winner is not None
     text = analysis_text(report)
     assert "side to move: wins" in text and game.tier_name(game.tiers()[-1]) in text
+
+
+def test_tiers_store_ranks_by_frequency_and_read_back_as_values(db_9mm3):
+    """Each tier stores its values' ranks by frequency (attribute codes): the reader
+    gives the values back, the digest is of the values, and a number past the codes
+    (a damaged file) reads as "not a position", never as another value."""
+    from retro.db.format import DatabaseFile
+    from retro.db.hdf5io import decoded, digest, get_text, value_table
+    from retro.values import not_a_position
+
+    file = DatabaseFile(db_9mm3)
+    try:
+        for tier in file.tiers:
+            dataset = file.dataset(tier)
+            stored = dataset[()]
+            codes = np.asarray(dataset.attrs["codes"])
+            values = file.read(tier)
+            assert np.array_equal(values, codes[stored])
+            assert digest(values) == get_text(dataset.attrs, "sha256")
+            counts = [int(np.count_nonzero(values == c)) for c in codes]
+            assert counts == sorted(counts, reverse=True) and min(counts) > 0
+        table = value_table(dataset)
+        past = np.array([len(codes), 65535], dtype=np.uint16)
+        assert list(decoded(past, table)) == [not_a_position(np.uint16)] * 2
+    finally:
+        file.close()

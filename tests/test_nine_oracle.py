@@ -592,8 +592,9 @@ def _retro_entries(game, sector, mover, other):
 
 
 def _stored(db, tier) -> np.ndarray:
-    """A tier's stored values (nine men's morris: from the side to move's view)."""
-    return np.asarray(db._values[tier][()])
+    """A tier's values as the file stores them (nine men's morris: from the side to
+    move's view), read through the file's reader (which decodes the ranks it holds)."""
+    return np.asarray(db._file.read(tier))
 
 
 @needs_retro

@@ -80,7 +80,7 @@ def _colour(part: Part, pieces: tuple[int, int]):
 
 def _stored(db, tier) -> np.ndarray:
     """A tier's stored values (from the side to move's view)."""
-    return np.asarray(db._values[tier][()])
+    return np.asarray(db._file.read(tier))
 
 
 class Retro:

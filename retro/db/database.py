@@ -49,7 +49,7 @@ from .format import (
     partial_path,
     resume_command,
 )
-from .hdf5io import HDF5_ERRORS, digest, get_text
+from .hdf5io import HDF5_ERRORS, decoded, digest, get_text, value_table
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
 
@@ -298,7 +298,7 @@ class TierDatabase(Database):
         for tier in self.tiers:
             try:
                 dataset = file.dataset(tier)
-                stored = dataset[()]
+                stored = decoded(dataset[()], value_table(dataset))
                 recorded = get_text(dataset.attrs, "sha256")
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
@@ -352,6 +352,7 @@ class DiskTierDatabase(TierDatabase):
     def __init__(self, file: DatabaseFile) -> None:
         Database.__init__(self, file)
         self._values: dict = {}  # tier -> its HDF5 dataset, read as probed
+        self._tables: dict = {}  # tier -> its stored numbers' values, where it stores ranks
         # HDF5 keeps a chunk cache per open dataset: one budget for them all, so that a
         # server worker of the standard game's hundreds of tiers stays small.
         access = h5py.h5p.create(h5py.h5p.DATASET_ACCESS)
@@ -360,6 +361,7 @@ class DiskTierDatabase(TierDatabase):
             try:
                 name = dataset_path(self.game, tier).encode()
                 self._values[tier] = h5py.Dataset(h5py.h5d.open(file.file.id, name, dapl=access))
+                self._tables[tier] = value_table(self._values[tier])
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
 
@@ -369,7 +371,8 @@ class DiskTierDatabase(TierDatabase):
 
     def _read(self, tier, values, entry: int) -> int:
         try:
-            return int(values[entry])
+            table = self._tables[tier]
+            return int(values[entry]) if table is None else int(table[values[entry]])
         except HDF5_ERRORS as error:
             raise self._file.checksum_error(tier, error) from error
 

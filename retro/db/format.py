@@ -10,7 +10,10 @@ Layout (format ``retro``, version 2)::
     /<group>/<tier name>   each tier's values as the game stores them (gzip,
                            Fletcher32 on every chunk, attribute sha256 of the raw
                            values); <group> is the game's (Three Musketeers:
-                           enemy_to_move/layer_KK, as in retro 0.2; others: tiers/)
+                           enemy_to_move/layer_KK, as in retro 0.2; others: tiers/).
+                           A tier with attribute codes (nine men's morris) stores
+                           each value's index in codes (its values, most frequent
+                           first): value = codes[stored]; sha256 is of the values
     /<table>               tables the game adds (Three Musketeers: placements,
                            storage_order)
 
@@ -57,6 +60,8 @@ from .hdf5io import (
     chunk_shape,
     damaged,
     dataset_damage,
+    decoded,
+    value_table,
     get_text,
     set_text,
     starts_like_hdf5,
@@ -419,7 +424,8 @@ class DatabaseFile:
         """Stored values of a tier; checksum failures raise ChecksumError."""
         try:
             dataset = self.dataset(tier)
-            return dataset[rows] if cols is None or dataset.ndim == 1 else dataset[rows, cols]
+            stored = dataset[rows] if cols is None or dataset.ndim == 1 else dataset[rows, cols]
+            return decoded(stored, value_table(dataset))
         except HDF5_ERRORS as error:
             raise self.checksum_error(tier, error) from error
 

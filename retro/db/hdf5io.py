@@ -22,6 +22,7 @@ import h5py
 import numpy as np
 from numba import njit
 
+from ..values import not_a_position
 from ..errors import ChecksumError, DamagedDatabaseError, DatabaseAccessError, DatabaseNotFoundError, NotADatabaseError
 
 CHUNK_BYTES = 1 << 16
@@ -54,6 +55,48 @@ def digest(values: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(values).data).hexdigest()
 
 
+CODES = "codes"  # a tier's attribute: the values its stored numbers stand for, most frequent first
+
+
+def frequency_codes(values: np.ndarray, block: int = 1 << 24) -> np.ndarray:
+    """The distinct values of ``values`` (memory-mapped or not), most frequent first
+    (ties by value): stored as their ranks, a tier's values compress about a quarter
+    smaller (the few commonest values, draws and the short distances, become the
+    small numbers whose high bytes are zero)."""
+    counts = np.zeros(1 << (8 * values.dtype.itemsize), dtype=np.int64)
+    for start in range(0, len(values), block):
+        counts += np.bincount(np.asarray(values[start:start + block]).ravel(),
+                              minlength=len(counts))
+    present = np.flatnonzero(counts)
+    order = np.argsort(-counts[present], kind="stable")
+    return present[order].astype(values.dtype)
+
+
+def encoder(codes: np.ndarray) -> np.ndarray:
+    """The table taking each value of ``codes`` to its rank (what is stored)."""
+    table = np.zeros(1 << (8 * codes.dtype.itemsize), dtype=codes.dtype)
+    table[codes] = np.arange(len(codes), dtype=codes.dtype)
+    return table
+
+
+def value_table(dataset: h5py.Dataset) -> np.ndarray | None:
+    """The table from a dataset's stored numbers to its values (None when it stores the
+    values themselves). Numbers past its codes (only a damaged file has them) read as
+    "not a position", which every reader refuses, rather than as another value."""
+    codes = dataset.attrs.get(CODES)
+    if codes is None:
+        return None
+    dtype = dataset.dtype
+    table = np.full(1 << (8 * dtype.itemsize), not_a_position(dtype), dtype=dtype)
+    table[:len(codes)] = np.asarray(codes, dtype=dtype)
+    return table
+
+
+def decoded(stored: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+    """A dataset's values from what it stores (see :func:`value_table`)."""
+    return stored if table is None else table[stored]
+
+
 def dataset_damage(dataset: h5py.Dataset) -> str | None:
     """Why a dataset's values cannot be trusted, or None when they can: every chunk is
     decoded (HDF5 checks its Fletcher32 on the way) and the values are compared with
@@ -64,10 +107,11 @@ def dataset_damage(dataset: h5py.Dataset) -> str | None:
     row_bytes = max(1, dataset.dtype.itemsize * math.prod(dataset.shape[1:]))
     step = dataset.chunks[0] if dataset.chunks else rows
     step = max(1, step * max(1, CHECK_BLOCK_BYTES // (row_bytes * step)))
+    table = value_table(dataset)
     try:
         for start in range(0, rows, step):
             block = dataset[start:start + step] if dataset.shape else dataset[()]
-            sha256.update(np.ascontiguousarray(block).data)
+            sha256.update(np.ascontiguousarray(decoded(block, table)).data)
     except HDF5_ERRORS:
         return "a data chunk failed its Fletcher32 checksum"
     if sha256.hexdigest() != recorded:

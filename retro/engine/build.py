@@ -82,11 +82,13 @@ from ..db.hdf5io import (
     copy_dataset,
     create_dataset,
     dataset_damage,
+    decoded,
     digest,
     file_kind,
     get_text,
     new_image,
     set_text,
+    value_table,
     write_atomically,
 )
 from ..progress import progress_bar
@@ -753,7 +755,7 @@ class _RawCheckpoints(_Checkpoints):
             for tier in self.job.tiers[:count]:
                 dataset = source[dataset_path(self.game, tier)]
                 try:
-                    values = dataset[()]
+                    values = decoded(dataset[()], value_table(dataset))
                 except HDF5_ERRORS as error:
                     raise ChecksumError(f"{self.game.tier_words(tier)}: {error}") from error
                 seconds = float(dataset.attrs.get("seconds", 0.0))

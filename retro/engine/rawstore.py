@@ -21,7 +21,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from ..db.hdf5io import chunks_of, digest, file_options, fsync_directory, set_text, write_atomically
+from ..db.hdf5io import (CODES, chunks_of, digest, encoder, file_options, frequency_codes,
+                          fsync_directory, set_text, write_atomically)
 
 BLOCK_VALUES = 1 << 24  # values hashed or copied at a time
 
@@ -91,16 +92,22 @@ def streamed_digest(values: np.ndarray) -> str:
 
 def write_dataset(group: h5py.Group, name: str, values: np.ndarray, sha256: str,
                   level: int) -> h5py.Dataset:
-    """A tier's dataset written from (memory-mapped) values a block at a time: gzip at
-    ``level`` after byte shuffling (uint16 values compress about twice as well),
-    Fletcher32 on every chunk, its digest as an attribute."""
+    """A tier's dataset written from (memory-mapped) values a block at a time: each
+    value stored as its rank among the tier's values by frequency (attribute ``codes``:
+    the values, most frequent first), then gzip at ``level`` after byte shuffling
+    (uint16 values compress about twice as well, ranks a quarter better still),
+    Fletcher32 on every chunk, the SHA-256 of the values (not of the ranks) as an
+    attribute."""
+    codes = frequency_codes(values)
+    table = encoder(codes)
     dataset = group.create_dataset(name, shape=values.shape, dtype=values.dtype,
                                    chunks=chunks_of(values.shape, values.itemsize),
                                    compression="gzip", compression_opts=level, shuffle=True,
                                    fletcher32=True)
+    dataset.attrs[CODES] = codes
     step = BLOCK_VALUES - BLOCK_VALUES % dataset.chunks[0]
     for start in range(0, len(values), step):
-        dataset[start:start + step] = values[start:start + step]
+        dataset[start:start + step] = table[values[start:start + step]]
     set_text(dataset.attrs, "sha256", sha256)
     return dataset
 

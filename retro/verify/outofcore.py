@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..db.format import DatabaseFile
-from ..db.hdf5io import HDF5_ERRORS, get_text
+from ..db.hdf5io import HDF5_ERRORS, get_text, value_table
 from ..games.protocol import DUPLICATE, OPEN
 from ..progress import progress_bar
 from ..values import draw_value, not_a_position
@@ -91,12 +91,15 @@ def read_tier(db: DatabaseFile, tier) -> tuple[np.ndarray, str]:
     """A tier's values and their SHA-256, read a block at a time (HDF5 checks each
     chunk's Fletcher32 as it reads: a damaged chunk raises)."""
     dataset = db.dataset(tier)
+    table = value_table(dataset)
     values = np.empty(dataset.shape, dtype=dataset.dtype)
     sha256 = hashlib.sha256()
     step = READ_BLOCK - READ_BLOCK % (dataset.chunks[0] if dataset.chunks else 1)
     for start in range(0, len(values), step):
         block = values[start:start + step]
         dataset.read_direct(values, np.s_[start:start + step], np.s_[start:start + step])
+        if table is not None:
+            np.take(table, block, out=block)
         sha256.update(block.data)
     return values, sha256.hexdigest()
 

@@ -1,8 +1,8 @@
 """Benchmark: build a nine men's morris database, then probe it; prints JSON figures.
 
     python benchmarks/nine.py [--pieces P|W,B] [--stage moving] [--threads T] [--out DIR]
-                              [--probes N] [--seed S]
-    python benchmarks/nine.py --db PATH [--probes N] [--seed S]
+                              [--probes N] [--seed S] [--serve]
+    python benchmarks/nine.py --db PATH [--probes N] [--seed S] [--serve]
 
 The build (``retro.engine.build.build``, as ``retro build --force`` does it) runs in
 a child process, so that its wall time and peak memory (the child's maximum resident
@@ -53,6 +53,25 @@ call. On a machine shared with other work every figure moves with its load:
 ``machine.load_average_before`` is read before the build, and
 ``probe_ms.load_average_before`` before the probes. ``stage`` is ``"moving"`` for a
 moving-phase file and ``"whole game"`` for a file of every position.
+
+Serve (``--serve``, after the probes; the file measured, built or ``--db``): ``retro
+serve --db PATH --port 0 --workers 2`` in a child process (the port from its first
+line), then ``GET /api/v1/probe?position=...`` of the same positions as the probes,
+each once in draw order, 8 at a time over keep-alive connections (the minimal HTTP/1.1
+client of ``benchmarks/serve.py``). Each answer holds the value of the position and of
+every move (nine men's morris is served from disk: no shared in-memory table), so a
+request costs about what ``moves_ms`` measures, with the chunks the probe passes read
+still in the page cache. Under ``serve``: ``first_answer_seconds``, from starting the
+command to the first answer 200 of the first position; ``requests``,
+``requests_per_s``, ``p50_ms``, ``p99_ms``; ``errors``, any answer but 200 or a
+checked answer whose ``winner`` and ``plies`` differ from ``Database.probe``
+(``checked``: every 5th position, probed by ``retro.open_database`` in this process);
+``memory``, once the load is done, every server process's RSS, PSS (shared pages
+divided among their users) and private bytes from ``/proc/PID/smaps``
+(``server_memory`` of ``benchmarks/serve.py``): ``total_pss_mb``, summed over the
+supervisor and the 2 workers, is the memory the server holds, against
+``target_total_pss_mb`` (500 MB: issue 24's target for the game). The server is
+stopped with SIGTERM (``stop_exit_status``; killed if it has not stopped in 20 s).
 """
 
 from __future__ import annotations
@@ -75,6 +94,11 @@ GAME = "nine-mens-morris"
 STAGES = ("moving",)
 MAX_PLIES = 200  # a random game longer than this is cut: random play seldom ends a morris game
 PROG = "benchmarks/nine.py"
+SERVE_WORKERS = 2
+SERVE_CONCURRENCY = 8  # keep-alive connections of the --serve load
+SERVE_CHECK_EVERY = 5  # --serve checks every 5th answer against Database.probe
+SERVE_TARGET_PSS_MB = 500  # issue 24: the server's memory for the game over 2 workers
+SERVE_START_SECONDS = 300  # the longest wait for the server's first answer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=f"{title}\n\n{rest}",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      usage="%(prog)s [--pieces P|W,B] [--stage moving] [--threads T] "
-                     "[--out DIR] [--probes N] [--seed S] | --db PATH [--probes N] [--seed S]")
+                     "[--out DIR] [--probes N] [--seed S] [--serve] | --db PATH [--probes N] "
+                     "[--seed S] [--serve]")
     parser.add_argument("--pieces", metavar="P|W,B",
                         help="the variant to build: P pieces each (3..9) or W,B, White's and "
                         "Black's counts (4,3); default 4")
@@ -114,6 +139,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="build nothing: measure this nine men's morris file")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed of the probed positions (default: 0)")
+    parser.add_argument("--serve", action="store_true",
+                        help="then serve the file (built or --db) with retro serve --workers 2 "
+                        f"and probe the same positions over HTTP, {SERVE_CONCURRENCY} at a time: "
+                        "requests/s, p50/p99, errors and the server's memory (PSS of every "
+                        f"process, target {SERVE_TARGET_PSS_MB} MB in all)")
     parser.add_argument("--child-build", nargs=2, metavar=("VARIANT", "OUT"), help=argparse.SUPPRESS)
     return parser
 
@@ -342,7 +372,8 @@ def drop_page_cache(path: Path) -> str:
     return "dropped"
 
 
-def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple[dict, dict]:
+def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple[dict, dict, list]:
+    """(probe_ms, moves_ms, the positions probed): see the module docstring."""
     from retro import open_database
     from retro.db.musketeers import HDF5_CACHE_BYTES
 
@@ -405,7 +436,111 @@ def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple
     moves_ms = {**latency(moves), "children_per_position": round(children / len(positions), 2)
                 if positions else None}
     moves_ms = {k: v for k, v in moves_ms.items() if k not in ("p90",)}
-    return probes, moves_ms
+    return probes, moves_ms, positions
+
+
+# --- the server -----------------------------------------------------------------------------
+
+
+def _serve_benchmark():
+    """``benchmarks/serve.py`` as a module (its client, load and memory figures)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("retro_serve_benchmark",
+                                                  Path(__file__).with_name("serve.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def serve_figures(path: Path, positions: list) -> dict:
+    """Serve ``path`` with ``retro serve --workers 2``, probe ``positions`` over HTTP and
+    measure the server's memory afterwards (see the module docstring: Serve)."""
+    import asyncio
+    import threading
+
+    from retro import open_database
+    from retro.text import link_text
+
+    if not positions:
+        sys.exit(f"{PROG}: error: --serve: no positions to probe")
+    bench = _serve_benchmark()
+    heads = [bench.get("/api/v1/probe?position=" + link_text(p)) for p in positions]
+    expected = {}  # every SERVE_CHECK_EVERY-th request: (winner, plies) from the file
+    with open_database(path) as db:
+        for i in range(0, len(positions), SERVE_CHECK_EVERY):
+            outcome = db.probe(positions[i]).as_dict()
+            expected[i] = (outcome["winner"], outcome["plies"])
+
+    def check(i: int, body: bytes) -> bool:
+        if i not in expected:
+            return True
+        try:
+            answer = json.loads(body)
+            return (answer["winner"], answer["plies"]) == expected[i]
+        except (ValueError, KeyError, TypeError):
+            return False
+
+    command = [sys.executable, "-m", "retro.cli", "serve", "--db", str(path), "--port", "0",
+               "--workers", str(SERVE_WORKERS)]
+    figures: dict = {"workers": SERVE_WORKERS, "concurrency": SERVE_CONCURRENCY,
+                     "command": " ".join(["python", "-m", "retro.cli", *command[3:]])}
+    started = time.perf_counter()
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log: list[str] = []  # the server's output after its first line, read as it comes (no pipe fills)
+    try:
+        line = server.stdout.readline()
+        for stream in (server.stdout, server.stderr):
+            threading.Thread(target=lambda s=stream: log.extend(iter(s.readline, "")),
+                             daemon=True).start()
+        found = re.search(r"http://[^:]+:(\d+)/", line)
+        if found is None:
+            server.wait(10)
+            raise SystemExit(f"{PROG}: error: retro serve did not start: "
+                             f"{(line + ''.join(log)).strip() or 'no output'}")
+        port = int(found[1])
+
+        async def run() -> dict:
+            first = heads[0]
+            while True:  # the first answer 200
+                if server.poll() is not None:
+                    raise SystemExit(f"{PROG}: error: retro serve ended (status {server.returncode}): "
+                                     f"{''.join(log).strip()}")
+                if time.perf_counter() - started > SERVE_START_SECONDS:
+                    raise SystemExit(f"{PROG}: error: retro serve did not answer within "
+                                     f"{SERVE_START_SECONDS} s")
+                try:
+                    client = await bench.Client.connect(port)
+                    try:
+                        status, _ = await client.request(first)
+                    finally:
+                        client.close()
+                    if status == 200:
+                        break
+                except (OSError, asyncio.IncompleteReadError):
+                    pass
+                await asyncio.sleep(0.05)
+            figures["first_answer_seconds"] = round(time.perf_counter() - started, 2)
+            return await bench.load(port, heads, SERVE_CONCURRENCY, check)
+
+        result = asyncio.run(run())
+        figures.update({"requests": result["requests"], "errors": result["errors"],
+                        "checked": len(expected),
+                        "requests_per_s": result["requests_per_second"],
+                        "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"]})
+        figures["memory"] = bench.server_memory(server.pid, SERVE_WORKERS)
+        figures["target_total_pss_mb"] = SERVE_TARGET_PSS_MB
+        figures["within_target"] = figures["memory"]["total_pss_mb"] <= SERVE_TARGET_PSS_MB
+    finally:
+        if server.poll() is None:
+            server.terminate()
+        try:
+            figures["stop_exit_status"] = server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+            figures["stop_exit_status"] = "killed"
+    return figures
 
 
 def main() -> None:
@@ -447,7 +582,8 @@ def main() -> None:
         else:
             build = {"built": False, "file": str(path.resolve()), "seconds": totals["build_seconds"],
                      "retro_version_of_file": version}
-        probes, moves = probe_figures(path, stage, args.probes, args.seed)
+        probes, moves, positions = probe_figures(path, stage, args.probes, args.seed)
+        served = serve_figures(path, positions) if args.serve else None
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -462,6 +598,7 @@ def main() -> None:
         "totals": totals,
         "probe_ms": probes,
         "moves_ms": moves,
+        **({"serve": served} if served is not None else {}),
         "machine": machine,
         "retro_version": retro.__version__,
     }, indent=2))

@@ -180,7 +180,7 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbou
     count = nine_rules.legal_moves(mover, other, mh, oh, neighbours, lines, lines_through, moves)
     if count == 0:
         return LOSS
-    leaves_next = mh == 1 and oh == 0 or mh == 0 and oh == 1
+    leaves_next = mh == 1 and oh == 0  # the last placement: every child is a leaf
     if not leaves_next:  # children that are leaves are cheaper read than ordered
         for i in range(count):
             scores[i] = _score(mover, other, moves[i, 0], moves[i, 1], moves[i, 2], lines,

@@ -495,7 +495,10 @@ def serve_figures(path: Path, positions: list) -> dict:
                              daemon=True).start()
         found = re.search(r"http://[^:]+:(\d+)/", line)
         if found is None:
-            server.wait(10)
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                pass  # stopped below
             raise SystemExit(f"{PROG}: error: retro serve did not start: "
                              f"{(line + ''.join(log)).strip() or 'no output'}")
         port = int(found[1])

@@ -162,6 +162,8 @@ def test_the_moving_stage_then_the_rest(tmp_path, four_three):
 
 
 def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
+    from retro.db.hdf5io import decoded, value_table
+
     report = verify(db_9mm3, progress=False)
     assert report.ok and report.positions_checked > 10**5
     bad = tmp_path / "bad.h5"
@@ -173,8 +175,10 @@ def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
             source.copy(source[name], f, name)
         tier = game.tiers()[1]
         where = dataset_path(game, tier)
-        values = f[where][()]
-        # An entry with a position that is won: claim a draw instead.
+        stored = f[where]
+        values = decoded(stored[()], value_table(stored))  # the file stores ranks
+        # An entry with a position that is won: claim a draw instead (written back as plain
+        # values, without codes: a file may store either).
         entry = next(e for e in range(len(values))
                      if game.position_at(tier, e) is not None and values[e] < 100)
         values[entry] = np.iinfo(values.dtype).max - 1  # the draw code

@@ -63,6 +63,8 @@ def frequency_codes(values: np.ndarray, block: int = 1 << 24) -> np.ndarray:
     (ties by value): stored as their ranks, a tier's values compress about a quarter
     smaller (the few commonest values, draws and the short distances, become the
     small numbers whose high bytes are zero)."""
+    if values.dtype.itemsize > 2:
+        raise ValueError("frequency codes are for 8- and 16-bit values")
     counts = np.zeros(1 << (8 * values.dtype.itemsize), dtype=np.int64)
     for start in range(0, len(values), block):
         counts += np.bincount(np.asarray(values[start:start + block]).ravel(),
@@ -150,6 +152,7 @@ def copy_dataset(source: h5py.Dataset, group: h5py.Group, what: str) -> None:
         chunks=source.chunks,
         compression="gzip",
         compression_opts=source.compression_opts,
+        shuffle=source.shuffle,  # the chunks are copied as they are: the same filters
         fletcher32=True,
     )
     for chunk in source.iter_chunks():

@@ -675,7 +675,8 @@ class _Checkpoints:
     def load(self, tier) -> np.ndarray:
         """A tier's values in entry order (checked when the build began)."""
         with h5py.File(self.path(tier), "r") as f:
-            stored = f[dataset_path(self.game, tier)][()]
+            dataset = f[dataset_path(self.game, tier)]
+            stored = decoded(dataset[()], value_table(dataset))
         return self.game.from_stored(tier, stored)
 
     def seconds(self, tier) -> float:

@@ -42,6 +42,8 @@ LOSS, DRAW, WIN = -1, 0, 1
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_MOVES = 24 * 24 * 9
 BUCKET = 4  # table slots a position may take
+HASH_FACTOR = -0x61C8864680B583EB  # 2**64 / golden ratio, as a signed 64-bit number
+ORDER_SHIFT = 13  # a move's index below its score: 2**13 > MAX_MOVES
 DEFAULT_TABLE_BITS = 26  # 2**26 slots of 10 bytes: 640 MiB
 
 
@@ -152,8 +154,8 @@ def _score(mover, other, source, target, removed, lines, lines_through, neighbou
 
 
 @njit(cache=True)
-def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbours, lines,
-            lines_through, packed, base, tier_number, sector_offset, set_index, stabilisers,
+def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, bucket_bits, neighbours,
+            lines, lines_through, packed, base, tier_number, sector_offset, set_index, stabilisers,
             sym_bytes, binomial, moves_stack, scores_stack, depth):
     stats[0] += 1
     if popcount(mover) + mh < 3:
@@ -167,7 +169,11 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbou
             return 0
         return v
     key = _key(mover, other, mh, oh, set_index, stabilisers, sym_bytes, binomial)
-    bucket = ((key * 0x9E3779B97F4A7C15) >> 7) & (len(tt_keys) - BUCKET)
+    # The product's high bits: its low bits depend only on the key's low bits, and keys
+    # of one sector differ in their high bits (the entry), so those would crowd a few
+    # buckets.
+    bucket = ((key * HASH_FACTOR) >> (64 - bucket_bits)) & ((1 << bucket_bits) - 1)
+    bucket *= BUCKET
     word = _probe(tt_keys, tt_data, bucket, key)
     if word >= 0:
         value = (word & 3) - 1
@@ -184,7 +190,7 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbou
     if not leaves_next:  # children that are leaves are cheaper read than ordered
         for i in range(count):
             scores[i] = _score(mover, other, moves[i, 0], moves[i, 1], moves[i, 2], lines,
-                               lines_through, neighbours) * 1024 + i
+                               lines_through, neighbours) * (1 << ORDER_SHIFT) + i
         for i in range(1, count):  # insertion sort, best first
             x = scores[i]
             j = i - 1
@@ -195,7 +201,7 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbou
     best = LOSS - 1
     a = alpha
     for j in range(count):
-        i = j if leaves_next else scores[j] & 1023
+        i = j if leaves_next else scores[j] & ((1 << ORDER_SHIFT) - 1)
         source, target, removed = moves[i, 0], moves[i, 1], moves[i, 2]
         after = mover | (np.int64(1) << target)
         hand = mh
@@ -206,7 +212,7 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, neighbou
         left = other
         if removed >= 0:
             left ^= np.int64(1) << removed
-        score = -_search(left, after, oh, hand, -beta, -a, stats, tt_keys, tt_data,
+        score = -_search(left, after, oh, hand, -beta, -a, stats, tt_keys, tt_data, bucket_bits,
                          neighbours, lines, lines_through, packed, base, tier_number,
                          sector_offset, set_index, stabilisers, sym_bytes, binomial, moves_stack,
                          scores_stack, depth + 1)
@@ -251,13 +257,13 @@ def solve(position, leaves, *, table_bits: int = DEFAULT_TABLE_BITS) -> NineSear
     def search(alpha, beta):
         stats[3] = -1
         return _search(np.int64(mover), np.int64(other), mh, oh, alpha, beta, stats, tt_keys,
-                       tt_data, b.neighbours, b.lines, b.lines_through, leaves.packed,
+                       tt_data, table_bits - 2, b.neighbours, b.lines, b.lines_through, leaves.packed,
                        leaves.base, tier_number, sector_offset, t.set_index, t.stabilisers,
                        t.sym_bytes, t.binomial, moves_stack, scores_stack, 0)
 
-    # Two null windows, as Gasser proved the start: can the side to move win? If not,
-    # can it hold the draw? Each answers with cut-offs everywhere, and the second
-    # reuses the bounds the first left in the table.
+    # Two null windows: can the side to move win? If not, can it hold the draw? Each
+    # cuts off everywhere; the second finds in the table the wins and losses the first
+    # proved (its draws-or-worse bounds face the other window at the next level).
     result = search(DRAW, WIN)
     if result == DRAW:
         result = search(LOSS, DRAW)

@@ -162,7 +162,7 @@ def test_the_moving_stage_then_the_rest(tmp_path, four_three):
 
 
 def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
-    from retro.db.hdf5io import decoded, value_table
+    from retro.db.hdf5io import read_values
 
     report = verify(db_9mm3, progress=False)
     assert report.ok and report.positions_checked > 10**5
@@ -175,8 +175,7 @@ def test_verify_proves_the_file_and_finds_a_changed_value(tmp_path, db_9mm3):
             source.copy(source[name], f, name)
         tier = game.tiers()[1]
         where = dataset_path(game, tier)
-        stored = f[where]
-        values = decoded(stored[()], value_table(stored))  # the file stores ranks
+        values = read_values(f[where])  # the file stores ranks: their values
         # An entry with a position that is won: claim a draw instead (written back as plain
         # values, without codes: a file may store either).
         entry = next(e for e in range(len(values))

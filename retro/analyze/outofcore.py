@@ -5,9 +5,9 @@ tier at a time and a chunk at a time, so that the standard game's files fit.
 Per tier: the table entries, the distinct positions (canonical entries: each stands
 for a position up to the 16 symmetries and the exchange of colours), and how many the
 side to move wins, loses and draws; the longest win and the longest loss with an
-example (per tier: Gasser tabulated them by sector); the value of the start and of every first move. The positions reachable
-from the start are not counted (a forward search over 10^10 positions is a build of
-its own).
+example (per tier too: Gasser tabulated them by sector); the value of the start and of
+every first move. The positions reachable from the start are not counted (a forward
+search over 10^10 positions is a build of its own).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from .format import (
     partial_path,
     resume_command,
 )
-from .hdf5io import HDF5_ERRORS, decoded, digest, get_text, value_table
+from .hdf5io import HDF5_ERRORS, digest, get_text, read_values, value_table
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
 
@@ -298,7 +298,7 @@ class TierDatabase(Database):
         for tier in self.tiers:
             try:
                 dataset = file.dataset(tier)
-                stored = decoded(dataset[()], value_table(dataset))
+                stored = read_values(dataset)
                 recorded = get_text(dataset.attrs, "sha256")
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error

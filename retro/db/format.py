@@ -60,9 +60,8 @@ from .hdf5io import (
     chunk_shape,
     damaged,
     dataset_damage,
-    decoded,
-    value_table,
     get_text,
+    read_values,
     set_text,
     starts_like_hdf5,
 )
@@ -424,8 +423,8 @@ class DatabaseFile:
         """Stored values of a tier; checksum failures raise ChecksumError."""
         try:
             dataset = self.dataset(tier)
-            stored = dataset[rows] if cols is None or dataset.ndim == 1 else dataset[rows, cols]
-            return decoded(stored, value_table(dataset))
+            return read_values(dataset,
+                               rows if cols is None or dataset.ndim == 1 else (rows, cols))
         except HDF5_ERRORS as error:
             raise self.checksum_error(tier, error) from error
 

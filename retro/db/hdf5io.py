@@ -99,6 +99,11 @@ def decoded(stored: np.ndarray, table: np.ndarray | None) -> np.ndarray:
     return stored if table is None else table[stored]
 
 
+def read_values(dataset: h5py.Dataset, key=()) -> np.ndarray:
+    """The values of ``dataset[key]`` (all of them by default), decoded."""
+    return decoded(dataset[key], value_table(dataset))
+
+
 def dataset_damage(dataset: h5py.Dataset) -> str | None:
     """Why a dataset's values cannot be trusted, or None when they can: every chunk is
     decoded (HDF5 checks its Fletcher32 on the way) and the values are compared with

@@ -82,13 +82,12 @@ from ..db.hdf5io import (
     copy_dataset,
     create_dataset,
     dataset_damage,
-    decoded,
     digest,
     file_kind,
     get_text,
     new_image,
+    read_values,
     set_text,
-    value_table,
     write_atomically,
 )
 from ..progress import progress_bar
@@ -675,8 +674,7 @@ class _Checkpoints:
     def load(self, tier) -> np.ndarray:
         """A tier's values in entry order (checked when the build began)."""
         with h5py.File(self.path(tier), "r") as f:
-            dataset = f[dataset_path(self.game, tier)]
-            stored = decoded(dataset[()], value_table(dataset))
+            stored = read_values(f[dataset_path(self.game, tier)])
         return self.game.from_stored(tier, stored)
 
     def seconds(self, tier) -> float:
@@ -756,7 +754,7 @@ class _RawCheckpoints(_Checkpoints):
             for tier in self.job.tiers[:count]:
                 dataset = source[dataset_path(self.game, tier)]
                 try:
-                    values = decoded(dataset[()], value_table(dataset))
+                    values = read_values(dataset)
                 except HDF5_ERRORS as error:
                     raise ChecksumError(f"{self.game.tier_words(tier)}: {error}") from error
                 seconds = float(dataset.attrs.get("seconds", 0.0))

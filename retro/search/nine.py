@@ -179,7 +179,6 @@ def _search(mover, other, mh, oh, alpha, beta, stats, tt_keys, tt_data, bucket_b
         value = (word & 3) - 1
         flag = (word >> 2) & 3
         if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
-            stats[4] += 1
             return value
     moves = moves_stack[depth]
     scores = scores_stack[depth]
@@ -248,7 +247,7 @@ def solve(position, leaves, *, table_bits: int = DEFAULT_TABLE_BITS) -> NineSear
     t = game.index_tables
     b = game.board
     order, _, _, _, tier_number, sector_offset, _ = game._layout
-    stats = np.zeros(5, dtype=np.int64)
+    stats = np.zeros(4, dtype=np.int64)
     tt_keys = np.zeros(1 << table_bits, dtype=np.int64)
     tt_data = np.zeros(1 << table_bits, dtype=np.uint16)
     moves_stack = np.empty((40, MAX_MOVES, 3), dtype=np.int64)

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..db.format import DatabaseFile, dataset_path
-from ..db.hdf5io import HDF5_ERRORS, decoded, digest, get_text, value_table
+from ..db.hdf5io import HDF5_ERRORS, digest, get_text, read_values
 from ..games.protocol import OPEN, Game
 from ..progress import progress_bar
 from .report import Check, JsonReport
@@ -185,8 +185,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int,
     for tier in db.tiers:
         name = game.tier_name(tier)
         try:
-            dataset = db.file[dataset_path(game, tier)]
-            stored = decoded(dataset[()], value_table(dataset))
+            stored = read_values(db.file[dataset_path(game, tier)])
         except HDF5_ERRORS:
             unreadable.append(name)
             continue

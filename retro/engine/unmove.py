@@ -44,6 +44,7 @@ from ..errors import BuildError
 from ..games.protocol import DUPLICATE, OPEN, TierKernels
 from ..values import draw_value, max_plies, not_a_position
 
+RUN_BITS, OWNER_MASK = 9, (1 << 12) - 1  # apply(): which thread updates a parent
 TERMINAL = -1  # child slot of a child lost at once for its mover (value 0)
 NEVER = 255  # counter of an entry with a move out of the tier to a draw: it never loses
 
@@ -147,12 +148,18 @@ def apply(children_of, counts, width, lost, level, levels, threads, values, aux,
     returns -1 or an entry past ``levels`` plies."""
     cap = len(push_entry) // threads
     status = -1
+    # Thread t owns runs of 2**RUN_BITS entries (a division per parent cost more than
+    # the update itself, and neighbouring entries owned by different threads made
+    # their cache lines travel between the cores).
+    owner = np.empty(OWNER_MASK + 1, dtype=np.int64)
+    for j in range(OWNER_MASK + 1):
+        owner[j] = j % threads
     for t in prange(threads):
         n = 0
         for i in range(len(counts)):
             for k in range(counts[i]):
                 p = children_of[i * width + k]
-                if p % threads != t:
+                if owner[(p >> RUN_BITS) & OWNER_MASK] != t:
                     continue
                 a = aux[p]
                 state = a >> 14
@@ -180,6 +187,22 @@ def apply(children_of, counts, width, lost, level, levels, threads, values, aux,
                         n += 1
         pushed[t] = n
     return status
+
+
+@njit(cache=True)
+def by_bucket(items, keys, shift, buckets):
+    """``items`` ordered by ``keys >> shift`` (stable), a counting sort."""
+    start = np.zeros(buckets + 1, dtype=np.int64)
+    for k in keys:
+        start[(k >> shift) + 1] += 1
+    for b in range(buckets):
+        start[b + 1] += start[b]
+    out = np.empty_like(items)
+    for i in range(len(items)):
+        b = keys[i] >> shift
+        out[start[b]] = items[i]
+        start[b] += 1
+    return out
 
 
 @njit(cache=True, parallel=True)
@@ -217,6 +240,12 @@ class _Schedule:
 
 
 CHUNK = 1 << 18
+# Entries whose moves are undone are taken GROUP at a time and ordered by where their
+# parents lie (2**BUCKET_BITS runs of the tier): a run's counters then stay in the
+# cache while its parents are told, where in the order the levels hand them out each
+# parent update was a cache miss.
+GROUP = 1 << 24
+BUCKET_BITS = 16
 
 
 def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
@@ -287,8 +316,17 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     out_level = np.empty(threads * cap, dtype=np.int64)
     pushed = np.empty(threads, dtype=np.int64)
     level = 0
+    shift = max(0, size.bit_length() - BUCKET_BITS)
+    keys = np.empty(0, dtype=np.int64)
     while schedule:
         items = confirm(schedule.pop(level), level, values, aux)
+        if source.parent_blocks is not None:
+            for start in range(0, len(items), GROUP):
+                part = items[start:start + GROUP]
+                if len(keys) < len(part):
+                    keys = np.empty(len(part), dtype=np.int64)
+                source.parent_blocks(part, keys[:len(part)])
+                part[:] = by_bucket(part, keys[:len(part)], shift, 1 << BUCKET_BITS)
         for start in range(0, len(items), batch):
             part = items[start:start + batch]
             n = len(part)

@@ -181,6 +181,9 @@ class TierKernels:
     with a move to each of ``entries`` (once per move, moves leaving the tier not
     undone); None for an acyclic tier. ``canonical_of(entries)`` gives the canonical
     entry of duplicates. ``children``: the child tiers' values, by slot from 1.
+    ``parent_blocks(entries, out)`` (optional) writes, for each entry, the first entry of
+    a run of the tier holding all its parents: the solver undoes the moves of entries in
+    the order of their runs, so that the parents it updates stay in the cache.
     """
 
     size: int
@@ -191,6 +194,7 @@ class TierKernels:
     parents_width: int
     canonical_of: Any
     name: str = "tier"
+    parent_blocks: Any = None
 
 
 DUPLICATE = -3  # TierKernels' finished: a smaller entry holds the same position

@@ -449,12 +449,17 @@ class NineMensMorris(Morris):
                                sector_offset, set_index, class_base, reps, stabilisers, sym_bytes,
                                binomial, width, out, counts)
 
+        def parent_blocks(entries, out):
+            nine_rules.parent_blocks(entries, sectors, sector_offset, set_index, class_base, reps,
+                                     stabilisers, sym_bytes, binomial, out)
+
         values = tuple(np.asarray(children[key]) for key in slots[1:])
         if not values:  # the kernels index a tuple of arrays: never an empty one
             values = (np.zeros(1, dtype=self.value_dtype),)
         return TierKernels(self.tier_size(tier), scan, parents if self.loopy(tier) else None,
                            values, 64, 3 * 21, lambda e: self.canonical_entries(tier, e),
-                           f"{self.full_name} tier {self.tier_name(tier)}")
+                           f"{self.full_name} tier {self.tier_name(tier)}",
+                           parent_blocks if self.loopy(tier) else None)
 
 
 LOST = "lost"  # the expansion's last slot: a child whose mover has fewer than 3 pieces

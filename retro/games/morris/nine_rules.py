@@ -408,6 +408,21 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
 
 
 @njit(cache=True, parallel=True)
+def parent_blocks(entries, sectors, sector_offset, set_index, class_base, representatives,
+                  stabilisers, sym_bytes, binomial, out):
+    """For each moving-phase entry, the first entry of the block that holds all its
+    parents: they are keyed by its mover's pieces (the side that moved last), so they
+    share that set's class, a run of ``C(24 - o, m)`` entries of the parents' sector."""
+    for i in prange(len(entries)):
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
+                                         representatives, stabilisers, sym_bytes, binomial)
+        m = popcount(other)
+        o = popcount(mover)
+        klass = set_index[mover] & CLASS_MASK
+        out[i] = sector_offset[0, 0, m, o] + klass * binomial[POINTS - o, m]
+
+
+@njit(cache=True, parallel=True)
 def canonical_entries(entries, sectors, set_index, class_base, representatives, stabilisers,
                       sym_bytes, binomial, out):
     """The canonical entry of the position stored at each of ``entries`` (its own when

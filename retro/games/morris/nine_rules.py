@@ -36,8 +36,8 @@ from numba import njit, prange
 from ...bits import lowest_bit_index, popcount, prefetch
 from .rules import closes_mill, removals
 from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, class_stabiliser, image,
-                      is_symmetric, least_over, sector_entry, spread, squeezed_rank,
-                      stabiliser_order)
+                      is_symmetric, least_over, next_within, sector_entry, spread,
+                      squeezed_rank, stabiliser_order)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -262,16 +262,20 @@ def decode(entry, sectors, set_index, class_base, representatives, stabilisers, 
     mover = spread(rank, m, rep, binomial)
     # Entries in order share their class: this load seldom misses.
     stab = class_stabiliser(rep, set_index, stabilisers)
-    is_canonical = True
-    if stab != 1:
-        rest = stab & (stab - 1)
-        while rest:
-            h = lowest_bit_index(rest)
-            rest &= rest - 1
-            if image(mover, h, sym_bytes) < mover:
-                is_canonical = False
-                break
-    return mover, rep, mh, oh, is_canonical
+    return mover, rep, mh, oh, is_least(mover, stab, sym_bytes)
+
+
+@njit(cache=True, inline="always")
+def is_least(mover, stab, sym_bytes):
+    """Whether no symmetry of ``stab`` (the stabiliser of the key set) takes ``mover`` to
+    a smaller set: whether the entry is the canonical one of its position."""
+    rest = stab & (stab - 1)
+    while rest:
+        h = lowest_bit_index(rest)
+        rest &= rest - 1
+        if image(mover, h, sym_bytes) < mover:
+            return False
+    return True
 
 
 @njit(cache=True, parallel=True)
@@ -324,6 +328,9 @@ def expand_children(first, stop, sectors, neighbours, lines, lines_through, tier
               no_symmetric)
 
 
+SPAN = 1 << 12  # the scan's entries in runs: the first of each decoded, the others stepped to
+
+
 @njit(cache=True, parallel=True)
 def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
          slot_of_tier, set_index, class_base, representatives, stabilisers, sym_bytes, binomial,
@@ -336,29 +343,62 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
     an entry whose weights do not divide (a bug of the index)."""
     bad = -1
     no_moves = np.empty((1, 3), dtype=np.int64)  # unused in SCAN mode: allocated once (above)
-    for i in prange(stop - first):
-        entry = first + i
-        mover, other, mh, oh, is_canonical = decode(entry, sectors, set_index, class_base,
-                                                    representatives, stabilisers, sym_bytes,
-                                                    binomial)
+    spans = (stop - first + SPAN - 1) // SPAN
+    for span in prange(spans):
+        bad_here = _scan_span(first, first + span * SPAN, min(first + (span + 1) * SPAN, stop),
+                              home, sectors, neighbours, lines, lines_through, tier_number,
+                              sector_offset, slot_of_tier, set_index, class_base,
+                              representatives, stabilisers, sym_bytes, binomial, width,
+                              finished_out, counter_out, counts_out, child_slot, child_entry,
+                              symmetric, no_moves)
+        if bad_here >= 0:
+            bad = bad_here
+    return bad
+
+
+@njit(cache=True)
+def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, tier_number,
+               sector_offset, slot_of_tier, set_index, class_base, representatives, stabilisers,
+               sym_bytes, binomial, width, finished_out, counter_out, counts_out, child_slot,
+               child_entry, symmetric, no_moves):
+    """The scan of entries ``lo..hi-1`` (see scan). Entries of one class follow each other
+    in the order of their mover's sets: the next one is a step (next_within) where
+    decoding one from its number takes a search over binomials for each piece."""
+    bad = -1
+    mover = np.int64(-1)
+    other = np.int64(0)
+    free = np.int64(0)
+    stab = np.int64(1)
+    mh = oh = np.int64(0)
+    for entry in range(lo, hi):
+        i = entry - first
+        if mover < 0:
+            mover, other, mh, oh, is_canonical = decode(entry, sectors, set_index, class_base,
+                                                        representatives, stabilisers, sym_bytes,
+                                                        binomial)
+            free = ALL & ~other
+            stab = class_stabiliser(other, set_index, stabilisers)
+        else:
+            is_canonical = stab == 1 or is_least(mover, stab, sym_bytes)
+        current = mover
+        mover = next_within(current, free)  # -1: the next entry starts a class
         counts_out[i] = 0
         counter_out[i] = 0
         if not is_canonical:
             finished_out[i] = DUPLICATE
             continue
-        if popcount(mover) + mh < 3:
+        if popcount(current) + mh < 3:
             finished_out[i] = 0
             continue
-        both = visit(mover, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
+        both = visit(current, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
                      tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes,
                      binomial, child_slot, child_entry, no_moves, i * width, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost
         # Its own stabiliser's order: ``other`` is its class's representative (symmetry
-        # 0) and ``mover`` canonical, so canonical() would only add work.
-        order = stabiliser_order(mover, class_stabiliser(other, set_index, stabilisers),
-                                 sym_bytes)
+        # 0) and ``current`` canonical, so canonical() would only add work.
+        order = stabiliser_order(current, stab, sym_bytes)
         if weight % order:
             bad = entry
         counter_out[i] = weight // order

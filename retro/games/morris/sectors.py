@@ -214,6 +214,25 @@ def spread(rank, count, rep, binomial):
 
 
 @njit(cache=True, inline="always")
+def next_within(mover, free):
+    """The set after ``mover`` in the order of ranks among the sets of as many points of
+    ``free`` (the numeric order: squeezing keeps it), or -1 after the last."""
+    if mover == 0:  # the empty set is the only one of its size
+        return np.int64(-1)
+    low = mover & -mover
+    carried = (mover | (ALL & ~free)) + low  # the carry skips the points that are not free
+    if carried > ALL:
+        return np.int64(-1)
+    high = carried & free
+    refill = popcount(mover) - popcount(high)  # the lowest free points take the rest
+    rest = free
+    for _ in range(refill):
+        high |= rest & -rest
+        rest &= rest - 1
+    return high
+
+
+@njit(cache=True, inline="always")
 def least_over(moved, stab, sym_bytes):
     """The least image of ``moved`` under the symmetries of ``stab`` (a mask holding the
     identity, bit 0)."""

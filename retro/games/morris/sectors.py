@@ -194,23 +194,23 @@ def squeezed_rank(mover, rep, binomial):
 @njit(cache=True, inline="always")
 def spread(rank, count, rep, binomial):
     """The set of ``count`` points among those ``rep`` leaves free with colex ``rank``."""
+    # The free indices, the largest first: each the largest c with C(c, j) <= rank,
+    # searched down from the one before (they decrease).
     mask = np.int64(0)
-    for j in range(count, 0, -1):  # the largest free index c with C(c, j) <= rank
-        c = j - 1
-        while binomial[c + 1, j] <= rank:
-            c += 1
+    c = POINTS - popcount(rep)
+    for j in range(count, 0, -1):
+        c -= 1
+        while binomial[c, j] > rank:
+            c -= 1
         rank -= binomial[c, j]
         mask |= np.int64(1) << c
-    # Free index -> point: the c-th point that rep leaves free.
-    out = np.int64(0)
-    free = ALL & ~rep
-    while mask:
-        p = lowest_bit_index(free)
-        free &= free - 1
-        if mask & 1:
-            out |= np.int64(1) << p
-        mask >>= 1
-    return out
+    # Free index -> point: a gap opened at each point of rep, the lowest first.
+    rest = rep
+    while rest:
+        low = (np.int64(1) << lowest_bit_index(rest)) - 1
+        rest &= rest - 1
+        mask = (mask & low) | ((mask & ~low) << 1)
+    return mask
 
 
 @njit(cache=True, inline="always")

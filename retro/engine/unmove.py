@@ -3,8 +3,8 @@
 The explicit solvers (:mod:`retro.engine.solvers`, :mod:`retro.engine.retrograde`)
 expand a tier into its edges and turn them around in memory: about 110 bytes per
 entry, too much for nine men's morris (a billion entries in one tier). This solver
-keeps three small arrays per entry (the value, a level with its state, a move
-counter: 5 bytes with 16-bit values) and asks the game for the rest, a chunk of
+keeps two small arrays per entry (the value, and a word holding a level, its state
+and a move counter: 6 bytes with 16-bit values) and asks the game for the rest, a chunk of
 entries at a time:
 
 * ``scan(first, stop, ...)``: for entries ``first..stop-1``, each one's value if it is
@@ -48,7 +48,9 @@ RUN_BITS, OWNER_MASK = 9, (1 << 12) - 1  # apply(): which thread updates a paren
 TERMINAL = -1  # child slot of a child lost at once for its mover (value 0)
 NEVER = 255  # counter of an entry with a move out of the tier to a draw: it never loses
 
-# aux = level | state << 14
+# aux = level | state << 14 | counter << COUNT_SHIFT: one word, so that telling a parent
+# touches one cache line, not two
+COUNT_SHIFT = 16
 UNDECIDED, PENDING_WIN, PENDING_LOSS, DONE = 0, 1, 2, 3
 LEVEL_MASK = (1 << 14) - 1
 
@@ -62,7 +64,7 @@ def _child_value(children, slot, entry, terminal):
 
 @njit(cache=True, parallel=True)
 def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, children, draw,
-           invalid, levels, values, aux, counter, push_entry, push_level):
+           invalid, levels, values, aux, push_entry, push_level):
     """Pass A's verdicts for a chunk of entries: finished ones, wins by a move out of the
     tier, losses with no move into it; the others wait with their resistance. Writes
     the entries to schedule (entry, level) at ``push_*[i]`` (level -1: none). Returns
@@ -76,12 +78,10 @@ def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, 
         if f == DUPLICATE:
             values[e] = invalid
             aux[e] = DONE << 14
-            counter[e] = 0
             continue
         if f != OPEN:
             values[e] = f
             aux[e] = (DONE << 14) | (f >> 1)
-            counter[e] = 0
             push_level[i] = f >> 1
             continue
         fastest = levels + 1
@@ -102,16 +102,13 @@ def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, 
         if fastest <= levels:
             aux[e] = (PENDING_WIN << 14) | fastest
             push_level[i] = fastest
-            counter[e] = 0
         elif n == 0 and not drawn:
             if resist + 1 > levels:
                 status = e
             aux[e] = (PENDING_LOSS << 14) | (resist + 1)
             push_level[i] = resist + 1
-            counter[e] = 0
         else:
-            aux[e] = (UNDECIDED << 14) | (resist + 1)
-            counter[e] = NEVER if drawn else n
+            aux[e] = (UNDECIDED << 14) | (resist + 1) | ((NEVER if drawn else n) << COUNT_SHIFT)
     return status
 
 
@@ -123,7 +120,7 @@ def confirm(items, level, values, aux):
     n = 0
     for e in items:
         a = aux[e]
-        state = a >> 14
+        state = (a >> 14) & 3
         if (a & LEVEL_MASK) != level:
             continue
         if state == PENDING_WIN:
@@ -139,11 +136,11 @@ def confirm(items, level, values, aux):
 
 
 @njit(cache=True, parallel=True)
-def apply(children_of, counts, width, lost, level, levels, threads, values, aux, counter,
-          push_entry, push_level, pushed):
+def apply(children_of, counts, width, lost, level, levels, threads, values, aux, push_entry,
+          push_level, pushed):
     """Tell the parents (``children_of[i * width:][:counts[i]]``) of a level's decided
     entries: a lost child makes them win at ``level + 1``, a won one takes one from
-    their counters. Thread t handles the parents p with ``p % threads == t`` (so no two
+    their counters. Each thread handles the parents in its runs of entries (so no two
     threads touch one entry) and writes what it schedules from ``push_*[t * cap]``;
     returns -1 or an entry past ``levels`` plies."""
     cap = len(push_entry) // threads
@@ -162,7 +159,7 @@ def apply(children_of, counts, width, lost, level, levels, threads, values, aux,
                 if owner[(p >> RUN_BITS) & OWNER_MASK] != t:
                     continue
                 a = aux[p]
-                state = a >> 14
+                state = (a >> 14) & 3
                 if state == DONE or state == PENDING_LOSS:
                     continue
                 if lost[i]:
@@ -174,9 +171,10 @@ def apply(children_of, counts, width, lost, level, levels, threads, values, aux,
                         push_entry[t * cap + n] = p
                         push_level[t * cap + n] = level + 1
                         n += 1
-                elif state == UNDECIDED and counter[p] != NEVER:
-                    counter[p] -= 1
-                    if counter[p] == 0:
+                elif state == UNDECIDED and (a >> COUNT_SHIFT) != NEVER:
+                    if (a >> COUNT_SHIFT) > 1:
+                        aux[p] = a - (1 << COUNT_SHIFT)
+                    else:
                         at = max(level, (a & LEVEL_MASK) - 1) + 1
                         if at > levels:
                             status = p
@@ -284,8 +282,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     levels = min(max_plies(dtype), LEVEL_MASK - 1)
     draw, invalid = draw_value(dtype), not_a_position(dtype)
     values = np.empty(size, dtype=dtype)
-    aux = np.empty(size, dtype=np.uint16)
-    counter = np.empty(size, dtype=np.uint8)
+    aux = np.empty(size, dtype=np.uint32)
     if size >= 1 << 32:
         raise BuildError(f"{source.name}: {size:,} entries, more than the solver's schedule holds (2**32)")
     schedule = _Schedule()
@@ -299,7 +296,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
                              f"more than the solver's counters hold ({NEVER - 1})")
         n = len(finished)
         status = absorb(first, finished, count_in, counts, slots, entries, width, children, draw,
-                        invalid, levels, values, aux, counter, push_entry[:n], push_level[:n])
+                        invalid, levels, values, aux, push_entry[:n], push_level[:n])
         _check(status, source, levels)
         schedule.add(push_entry[:n].copy(), push_level[:n].copy())
         if advance is not None:
@@ -333,7 +330,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
             source.parents(part, width, found, counts[:n])
             lost = (values[part] & 1) == 0
             status = apply(found, counts[:n], width, lost, level, levels, threads, values, aux,
-                           counter, out_entry, out_level, pushed)
+                           out_entry, out_level, pushed)
             _check(status, source, levels)
             for t in range(threads):
                 k = int(pushed[t])
@@ -350,8 +347,7 @@ def solve_acyclic(source: TierKernels, dtype, advance=None) -> np.ndarray:
     levels = min(max_plies(dtype), LEVEL_MASK - 1)
     draw, invalid = draw_value(dtype), not_a_position(dtype)
     values = np.empty(source.size, dtype=dtype)
-    aux = np.empty(source.size, dtype=np.uint16)
-    counter = np.empty(source.size, dtype=np.uint8)
+    aux = np.empty(source.size, dtype=np.uint32)
     push_entry = np.empty(CHUNK, dtype=np.int64)
     push_level = np.empty(CHUNK, dtype=np.int64)
 
@@ -360,7 +356,7 @@ def solve_acyclic(source: TierKernels, dtype, advance=None) -> np.ndarray:
             raise BuildError(f"{source.name}: a move leads back into the tier, which is not loopy")
         n = len(finished)
         status = absorb(first, finished, count_in, counts, slots, entries, width, source.children,
-                        draw, invalid, levels, values, aux, counter, push_entry[:n], push_level[:n])
+                        draw, invalid, levels, values, aux, push_entry[:n], push_level[:n])
         _check(status, source, levels)
         if advance is not None:
             advance(n)
@@ -377,7 +373,7 @@ def _settle(values, aux):
     """Pending verdicts of an acyclic tier become values (nothing can change them)."""
     for e in prange(len(values)):
         a = aux[e]
-        state = a >> 14
+        state = (a >> 14) & 3
         if state == PENDING_WIN:
             values[e] = 2 * (a & LEVEL_MASK) + 1
         elif state == PENDING_LOSS:

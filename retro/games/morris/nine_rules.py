@@ -94,6 +94,52 @@ def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_
     return tier, sector_offset[other_hand, mover_hand, m, o] + entry, order
 
 
+@njit(cache=True, inline="always")
+def _mill_children(after, other, taken, mover_hand, other_hand, mode, home, tier_number,
+                   sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
+                   child_slot, child_entry, at, count, limit):
+    """The children of a move that closes a mill (the mover's pieces ``after``), one per
+    removal in ``taken``, written or weighed as visit does: ``(count, weight)`` after
+    them. Every child is keyed by ``after``, so its canonical form is found once and each
+    removal only takes a point out of the other side's image."""
+    weight = 0
+    m = popcount(other) - 1
+    o = popcount(after)
+    if m + other_hand < 3:  # every removal leaves the other side lost
+        while taken:
+            taken &= taken - 1
+            if count < limit:
+                child_slot[at + count] = -1
+                child_entry[at + count] = 0
+            count += 1
+        return count, weight
+    tier = tier_number[other_hand, mover_hand, m, o]
+    word = set_index[after]
+    g = (word >> SYM_SHIFT) & 15
+    rep = image(after, g, sym_bytes)
+    moved_all = image(other, g, sym_bytes)
+    base = sector_offset[other_hand, mover_hand, m, o] + (word & CLASS_MASK) * binomial[POINTS - o, m]
+    number = word >> STAB_SHIFT
+    slot = slot_of_tier[tier]
+    while taken:
+        r = taken & -taken
+        taken ^= r
+        moved = moved_all ^ image(r, g, sym_bytes)
+        order = 1
+        if number != 0:
+            stab = stabilisers[number]
+            order = stabiliser_order(moved, stab, sym_bytes)
+            moved = least_over(moved, stab, sym_bytes)
+        if mode == SCAN and tier == home:
+            weight += order
+            continue
+        if count < limit:
+            child_slot[at + count] = slot
+            child_entry[at + count] = base + squeezed_rank(moved, rep, binomial)
+        count += 1
+    return count, weight
+
+
 @njit(cache=True)
 def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, mode, home,
           tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
@@ -164,6 +210,13 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
                 if takeable == -1:
                     takeable = removals(other, lines)
                 taken = takeable  # nothing to take: no move
+                if mode == EXPAND or mode == SCAN:
+                    count, more = _mill_children(after, other, taken, new_hand, other_hand, mode,
+                                                 home, tier_number, sector_offset, slot_of_tier,
+                                                 set_index, stabilisers, sym_bytes, binomial,
+                                                 child_slot, child_entry, at, count, limit)
+                    weight += more
+                    continue
             else:
                 if quiet_home and (plain or not is_symmetric(after, symmetric)):
                     weight += 1

@@ -8,8 +8,8 @@ and a move counter: 6 bytes with 16-bit values) and asks the game for the rest, 
 entries at a time:
 
 * ``scan(first, stop, ...)``: for entries ``first..stop-1``, each one's value if it is
-  finished (or that it is a duplicate of a smaller entry of the same position), its
-  moves out of the tier as (child slot, entry), and its *counter*: its moves into the
+  finished (or that it is a duplicate of a smaller entry of the same position), the
+  values of its children out of the tier, and its *counter*: its moves into the
   tier, each weighed by the order of its child's stabiliser and the sum divided by
   the order of its own. That is exactly how often the un-moves of its children
   reach it (a move from P to a position C is found once from each image of P with a
@@ -55,16 +55,9 @@ UNDECIDED, PENDING_WIN, PENDING_LOSS, DONE = 0, 1, 2, 3
 LEVEL_MASK = (1 << 14) - 1
 
 
-@njit(cache=True, inline="always")
-def _child_value(children, slot, entry, terminal):
-    if slot < 0:
-        return terminal
-    return children[slot - 1][entry]  # slot 0 is the tier itself
-
-
 @njit(cache=True, parallel=True)
-def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, children, draw,
-           invalid, levels, values, aux, push_entry, push_level):
+def absorb(first, finished, counter_in, counts, child_value, width, draw, invalid, levels, values,
+           aux, push_entry, push_level):
     """Pass A's verdicts for a chunk of entries: finished ones, wins by a move out of the
     tier, losses with no move into it; the others wait with their resistance. Writes
     the entries to schedule (entry, level) at ``push_*[i]`` (level -1: none). Returns
@@ -88,7 +81,7 @@ def absorb(first, finished, counter_in, counts, child_slot, child_entry, width, 
         resist = -1
         drawn = False
         for k in range(min(counts[i], width)):
-            v = _child_value(children, child_slot[i * width + k], child_entry[i * width + k], 0)
+            v = np.int64(child_value[i * width + k])
             if v == draw:
                 drawn = True
             elif v == invalid:
@@ -248,30 +241,29 @@ BUCKET_BITS = 16
 
 def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
     """Run the scan over the tier in chunks; ``on_chunk(first, finished, counter, counts,
-    slots, entries, width)`` takes each. Entries with more moves out than the width are
+    child_values, width)`` takes each. Entries with more moves out than the width are
     scanned again with room for all."""
     width = source.moves_width
     size = source.size
     finished = np.empty(CHUNK, dtype=np.int64)
     counter = np.empty(CHUNK, dtype=np.int64)
     counts = np.empty(CHUNK, dtype=np.int64)
-    slots = np.empty(CHUNK * width, dtype=np.int64)
-    entries = np.empty(CHUNK * width, dtype=np.int64)
+    child_values = np.empty(CHUNK * width, dtype=dtype)
     duplicates = []
     for first in range(0, size, CHUNK):
         stop = min(first + CHUNK, size)
         n = stop - first
-        bad = source.scan(first, stop, width, finished[:n], counter[:n], counts[:n], slots, entries)
+        bad = source.scan(first, stop, width, finished[:n], counter[:n], counts[:n], child_values)
         if bad >= 0:
             raise BuildError(f"{source.name}: the moves of entry {bad} do not weigh up (an index bug)")
         over = np.flatnonzero(counts[:n] > width)
-        on_chunk(first, finished[:n], counter[:n], counts[:n], slots, entries, width)
+        on_chunk(first, finished[:n], counter[:n], counts[:n], child_values, width)
         for i in over.tolist():  # rare: more moves out of the tier than the room
             big = int(counts[i])
             f1, c1, n1 = (np.empty(1, dtype=np.int64) for _ in range(3))
-            s1, e1 = np.empty(big, dtype=np.int64), np.empty(big, dtype=np.int64)
-            source.scan(first + i, first + i + 1, big, f1, c1, n1, s1, e1)
-            on_chunk(first + i, f1, c1, n1, s1, e1, big)
+            v1 = np.empty(big, dtype=dtype)
+            source.scan(first + i, first + i + 1, big, f1, c1, n1, v1)
+            on_chunk(first + i, f1, c1, n1, v1, big)
         duplicates.append(first + np.flatnonzero(finished[:n] == DUPLICATE))
     return np.concatenate(duplicates) if duplicates else np.empty(0, dtype=np.int64)
 
@@ -286,17 +278,16 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     if size >= 1 << 32:
         raise BuildError(f"{source.name}: {size:,} entries, more than the solver's schedule holds (2**32)")
     schedule = _Schedule()
-    children = source.children
     push_entry = np.empty(CHUNK, dtype=np.int64)
     push_level = np.empty(CHUNK, dtype=np.int64)
 
-    def on_chunk(first, finished, count_in, counts, slots, entries, width):
+    def on_chunk(first, finished, count_in, counts, child_values, width):
         if count_in.max(initial=0) >= NEVER:
             raise BuildError(f"{source.name}: an entry has {int(count_in.max())} moves into its tier, "
                              f"more than the solver's counters hold ({NEVER - 1})")
         n = len(finished)
-        status = absorb(first, finished, count_in, counts, slots, entries, width, children, draw,
-                        invalid, levels, values, aux, push_entry[:n], push_level[:n])
+        status = absorb(first, finished, count_in, counts, child_values, width, draw, invalid,
+                        levels, values, aux, push_entry[:n], push_level[:n])
         _check(status, source, levels)
         schedule.add(push_entry[:n].copy(), push_level[:n].copy())
         if advance is not None:
@@ -351,12 +342,12 @@ def solve_acyclic(source: TierKernels, dtype, advance=None) -> np.ndarray:
     push_entry = np.empty(CHUNK, dtype=np.int64)
     push_level = np.empty(CHUNK, dtype=np.int64)
 
-    def on_chunk(first, finished, count_in, counts, slots, entries, width):
+    def on_chunk(first, finished, count_in, counts, child_values, width):
         if count_in.any():
             raise BuildError(f"{source.name}: a move leads back into the tier, which is not loopy")
         n = len(finished)
-        status = absorb(first, finished, count_in, counts, slots, entries, width, source.children,
-                        draw, invalid, levels, values, aux, push_entry[:n], push_level[:n])
+        status = absorb(first, finished, count_in, counts, child_values, width, draw, invalid,
+                        levels, values, aux, push_entry[:n], push_level[:n])
         _check(status, source, levels)
         if advance is not None:
             advance(n)

@@ -170,14 +170,13 @@ class TierKernels:
     """A tier as the engine's un-move solver sees it (:mod:`retro.engine.unmove`): the
     game's jitted kernels over chunks of entries, wrapped as plain callables.
 
-    ``scan(first, stop, width, finished, counter, counts, child_slot, child_entry)``
-    describes entries ``first..stop-1``: ``finished[i]`` the value of a finished
-    entry, OPEN, or DUPLICATE (a smaller entry holds the same position); ``counter[i]``
-    its moves into the tier, each weighed by its child's stabiliser order, divided by
-    its own; its moves out of the tier as (child slot, entry) at ``i * width`` (slot 0
-    is the tier itself, 1.. its child tiers, -1 a child lost at once), ``counts[i]`` of
-    them (only ``width`` written). It returns -1, or an entry whose weights do not
-    divide. ``parents(entries, width, out, counts)`` writes the entries of the tier
+    ``scan(first, stop, width, finished, counter, counts, child_values)`` describes
+    entries ``first..stop-1``: ``finished[i]`` the value of a finished entry, OPEN, or
+    DUPLICATE (a smaller entry holds the same position); ``counter[i]`` its moves into
+    the tier, each weighed by its child's stabiliser order, divided by its own; the
+    values of the children of its moves out of the tier (read from ``children``; 0 for a
+    child lost at once) at ``i * width``, ``counts[i]`` of them (only ``width`` written).
+    It returns -1, or an entry whose weights do not divide. ``parents(entries, width, out, counts)`` writes the entries of the tier
     with a move to each of ``entries`` (once per move, moves leaving the tier not
     undone); None for an acyclic tier. ``canonical_of(entries)`` gives the canonical
     entry of duplicates. ``children``: the child tiers' values, by slot from 1.

@@ -440,9 +440,9 @@ class NineMensMorris(Morris):
         (sectors, neighbours, lines, lines_through, tier_number, sector_offset, slot_of_tier,
          set_index, class_base, reps, stabilisers, sym_bytes, binomial) = args
 
-        def scan(first, stop, width, finished, counter, counts, child_slot, child_entry):
+        def scan(first, stop, width, finished, counter, counts, child_value):
             return nine_rules.scan(first, stop, home, *args, width, finished, counter, counts,
-                                   child_slot, child_entry, symmetric)
+                                   values, child_value, symmetric)
 
         def parents(entries, width, out, counts):
             nine_rules.parents(entries, sectors, neighbours, lines, lines_through, tier_number,

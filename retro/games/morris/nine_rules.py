@@ -387,13 +387,14 @@ SPAN = 1 << 12  # the scan's entries in runs: the first of each decoded, the oth
 @njit(cache=True, parallel=True)
 def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
          slot_of_tier, set_index, class_base, representatives, stabilisers, sym_bytes, binomial,
-         width, finished_out, counter_out, counts_out, child_slot, child_entry, symmetric):
+         width, finished_out, counter_out, counts_out, children, child_value, symmetric):
     """Pass A of the un-move solver over entries ``first..stop-1``: each entry's
     finished value (0, OPEN, DUPLICATE), its counter of moves into its own tier (each
     move weighed by its child's stabiliser order, divided by the entry's own: the
-    un-moves of its children reach it exactly that often), and its moves out of the
-    tier as (slot, entry) at ``i * width`` (``counts_out[i]`` of them). Returns -1, or
-    an entry whose weights do not divide (a bug of the index)."""
+    un-moves of its children reach it exactly that often), and the values of the
+    children of its moves out of the tier (``children``: the child tiers' values by
+    slot from 1; 0 for a child lost at once) at ``i * width`` (``counts_out[i]`` of
+    them). Returns -1, or an entry whose weights do not divide (a bug of the index)."""
     bad = -1
     no_moves = np.empty((1, 3), dtype=np.int64)  # unused in SCAN mode: allocated once (above)
     spans = (stop - first + SPAN - 1) // SPAN
@@ -402,7 +403,7 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
                               home, sectors, neighbours, lines, lines_through, tier_number,
                               sector_offset, slot_of_tier, set_index, class_base,
                               representatives, stabilisers, sym_bytes, binomial, width,
-                              finished_out, counter_out, counts_out, child_slot, child_entry,
+                              finished_out, counter_out, counts_out, children, child_value,
                               symmetric, no_moves)
         if bad_here >= 0:
             bad = bad_here
@@ -412,12 +413,16 @@ def scan(first, stop, home, sectors, neighbours, lines, lines_through, tier_numb
 @njit(cache=True)
 def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, tier_number,
                sector_offset, slot_of_tier, set_index, class_base, representatives, stabilisers,
-               sym_bytes, binomial, width, finished_out, counter_out, counts_out, child_slot,
-               child_entry, symmetric, no_moves):
+               sym_bytes, binomial, width, finished_out, counter_out, counts_out, children,
+               child_value, symmetric, no_moves):
     """The scan of entries ``lo..hi-1`` (see scan). Entries of one class follow each other
     in the order of their mover's sets: the next one is a step (next_within) where
-    decoding one from its number takes a search over binomials for each piece."""
+    decoding one from its number takes a search over binomials for each piece. An
+    entry's children are found into a small buffer and their values read at once:
+    their (slot, entry) pairs never travel to memory and back."""
     bad = -1
+    child_slot = np.empty(width, dtype=np.int64)
+    child_entry = np.empty(width, dtype=np.int64)
     mover = np.int64(-1)
     other = np.int64(0)
     free = np.int64(0)
@@ -445,8 +450,11 @@ def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, t
             continue
         both = visit(current, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
                      tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes,
-                     binomial, child_slot, child_entry, no_moves, i * width, width, symmetric)
+                     binomial, child_slot, child_entry, no_moves, 0, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
+        for k in range(min(counts_out[i], width)):
+            slot = child_slot[k]
+            child_value[i * width + k] = 0 if slot < 0 else children[slot - 1][child_entry[k]]
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost
         # Its own stabiliser's order: ``other`` is its class's representative (symmetry

@@ -36,8 +36,8 @@ from numba import njit, prange
 from ...bits import lowest_bit_index, popcount, prefetch
 from .rules import closes_mill, removals
 from .sectors import (ALL, CLASS_MASK, POINTS, STAB_SHIFT, SYM_SHIFT, class_stabiliser, image,
-                      is_symmetric, least_over, next_within, sector_entry, spread,
-                      squeezed_rank, stabiliser_order)
+                      is_symmetric, least_over, next_within, point_image, sector_entry,
+                      spread, squeezed_rank, stabiliser_order)
 
 OPEN = -1
 DUPLICATE = -3  # an entry whose position has a smaller entry (its canonical one)
@@ -466,6 +466,24 @@ def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, t
     return bad
 
 
+@njit(cache=True, inline="always")
+def _decoded_ahead(entries, lo, hi, sectors, set_index, class_base, representatives, stabilisers,
+                   sym_bytes, binomial, movers, others):
+    """Decode ``entries[lo:hi]`` into ``movers`` and ``others`` and ask for each mover's
+    ``set_index`` word: a cache miss each, which then overlap instead of following one
+    another."""
+    for i in range(lo, hi):
+        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
+                                         representatives, stabilisers, sym_bytes, binomial)
+        movers[i - lo] = mover
+        others[i - lo] = other
+        prefetch(set_index, mover)
+
+
+AHEAD = 16  # entries decoded (and their words asked for) before they are worked on
+PART = 1 << 10  # entries a thread takes at a time
+
+
 @njit(cache=True, parallel=True)
 def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sector_offset,
             set_index, class_base, representatives, stabilisers, sym_bytes, binomial, width, out,
@@ -474,38 +492,50 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
     the entries of the positions with a slide or a flight to it that closes no mill
     (so of the same tier), at ``out[i * width:]``, ``counts[i]`` of them. A parent with
     several moves to symmetric images of the position appears once per move."""
-    for i in prange(len(entries)):
-        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
-                                         representatives, stabilisers, sym_bytes, binomial)
-        # The parent: the other side (to move there) moved a piece from s to t.
-        m = popcount(other)
-        o = popcount(mover)
-        offset = sector_offset[0, 0, m, o]
-        k = o
-        word = set_index[mover]
-        klass = word & CLASS_MASK
-        g = (word >> SYM_SHIFT) & 15
-        rep = image(mover, g, sym_bytes)
-        stab = stabilisers[word >> STAB_SHIFT]
-        per_class = binomial[POINTS - k, m]
-        empty = ALL & ~(mover | other)
-        flying = m == 3
-        n = 0
-        rest = other
-        while rest:
-            t = lowest_bit_index(rest)
-            rest &= rest - 1
-            if closes_mill(other, t, lines, lines_through):
-                continue  # the move to t closed a mill: it removed a piece, from another tier
-            sources = empty if flying else neighbours[t] & empty
-            while sources:
-                s = lowest_bit_index(sources)
-                sources &= sources - 1
-                before = other ^ (np.int64(1) << t) ^ (np.int64(1) << s)
-                best = least_over(image(before, g, sym_bytes), stab, sym_bytes)
-                out[i * width + n] = offset + klass * per_class + squeezed_rank(best, rep, binomial)
-                n += 1
-        counts[i] = n
+    for part in prange((len(entries) + PART - 1) // PART):
+        movers = np.empty(AHEAD, dtype=np.int64)
+        others = np.empty(AHEAD, dtype=np.int64)
+        for lo in range(part * PART, min((part + 1) * PART, len(entries)), AHEAD):
+            hi = min(lo + AHEAD, len(entries), (part + 1) * PART)
+            _decoded_ahead(entries, lo, hi, sectors, set_index, class_base, representatives,
+                           stabilisers, sym_bytes, binomial, movers, others)
+            for i in range(lo, hi):
+                counts[i] = _parents_of(movers[i - lo], others[i - lo], neighbours, lines,
+                                        lines_through, sector_offset, set_index, stabilisers,
+                                        sym_bytes, binomial, out, i * width)
+
+
+@njit(cache=True, inline="always")
+def _parents_of(mover, other, neighbours, lines, lines_through, sector_offset, set_index,
+                stabilisers, sym_bytes, binomial, out, at):
+    """The parents of one position (see parents), written from ``out[at]``; how many."""
+    # The parent: the other side (to move there) moved a piece from s to t.
+    m = popcount(other)
+    o = popcount(mover)
+    word = set_index[mover]
+    g = (word >> SYM_SHIFT) & 15
+    rep = image(mover, g, sym_bytes)
+    stab = stabilisers[word >> STAB_SHIFT]
+    block = sector_offset[0, 0, m, o] + (word & CLASS_MASK) * binomial[POINTS - o, m]
+    moved = image(other, g, sym_bytes)  # the parent's mover, moved as its key set is
+    empty = ALL & ~(mover | other)
+    flying = m == 3
+    n = 0
+    rest = other
+    while rest:
+        t = lowest_bit_index(rest)
+        rest &= rest - 1
+        if closes_mill(other, t, lines, lines_through):
+            continue  # the move to t closed a mill: it removed a piece, from another tier
+        without = moved ^ point_image(t, g, sym_bytes)
+        sources = empty if flying else neighbours[t] & empty
+        while sources:
+            s = lowest_bit_index(sources)
+            sources &= sources - 1
+            best = least_over(without | point_image(s, g, sym_bytes), stab, sym_bytes)
+            out[at + n] = block + squeezed_rank(best, rep, binomial)
+            n += 1
+    return n
 
 
 @njit(cache=True, parallel=True)
@@ -514,13 +544,19 @@ def parent_blocks(entries, sectors, sector_offset, set_index, class_base, repres
     """For each moving-phase entry, the first entry of the block that holds all its
     parents: they are keyed by its mover's pieces (the side that moved last), so they
     share that set's class, a run of ``C(24 - o, m)`` entries of the parents' sector."""
-    for i in prange(len(entries)):
-        mover, other, mh, oh, _ = decode(entries[i], sectors, set_index, class_base,
-                                         representatives, stabilisers, sym_bytes, binomial)
-        m = popcount(other)
-        o = popcount(mover)
-        klass = set_index[mover] & CLASS_MASK
-        out[i] = sector_offset[0, 0, m, o] + klass * binomial[POINTS - o, m]
+    for part in prange((len(entries) + PART - 1) // PART):
+        movers = np.empty(AHEAD, dtype=np.int64)
+        others = np.empty(AHEAD, dtype=np.int64)
+        for lo in range(part * PART, min((part + 1) * PART, len(entries)), AHEAD):
+            hi = min(lo + AHEAD, len(entries), (part + 1) * PART)
+            _decoded_ahead(entries, lo, hi, sectors, set_index, class_base, representatives,
+                           stabilisers, sym_bytes, binomial, movers, others)
+            for i in range(lo, hi):
+                mover = movers[i - lo]
+                m = popcount(others[i - lo])
+                o = popcount(mover)
+                klass = set_index[mover] & CLASS_MASK
+                out[i] = sector_offset[0, 0, m, o] + klass * binomial[POINTS - o, m]
 
 
 @njit(cache=True, parallel=True)

@@ -80,6 +80,12 @@ def image(bb, g, sym_bytes):
             | sym_bytes[g, 2, (bb >> 16) & 0xFF])
 
 
+@njit(cache=True, inline="always")
+def point_image(p, g, sym_bytes):
+    """The bitboard of point ``p``'s image under symmetry ``g`` (one look-up)."""
+    return sym_bytes[g, p >> 3, 1 << (p & 7)]
+
+
 @njit(cache=True, parallel=True)
 def _least_images(sym_bytes, least, which):
     for s in prange(1 << POINTS):

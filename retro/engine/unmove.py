@@ -202,6 +202,38 @@ def fill_duplicates(entries, canonical, values):
         values[entries[i]] = values[canonical[i]]
 
 
+@njit(cache=True)
+def _by_level(entries, levels):
+    """The entries with a level (``levels >= 0``) as uint32, grouped by level (a counting
+    sort, stable): ``(grouped, the levels found, where each one's group starts and the
+    last ends)``."""
+    low, high = np.int64(1) << 62, np.int64(-1)
+    for v in levels:
+        if v >= 0:
+            low = min(low, v)
+            high = max(high, v)
+    if high < 0:
+        return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    start = np.zeros(high - low + 2, dtype=np.int64)
+    for v in levels:
+        if v >= 0:
+            start[v - low + 1] += 1
+    found = np.flatnonzero(start[1:]) + low
+    for b in range(high - low + 1):
+        start[b + 1] += start[b]
+    grouped = np.empty(start[high - low + 1], dtype=np.uint32)
+    for i in range(len(entries)):
+        v = levels[i]
+        if v >= 0:
+            grouped[start[v - low]] = entries[i]
+            start[v - low] += 1
+    # After the fill, start[b] is where level b + low's group ends.
+    bounds = np.zeros(len(found) + 1, dtype=np.int64)
+    for j in range(len(found)):
+        bounds[j + 1] = start[found[j] - low]
+    return grouped, found, bounds
+
+
 class _Schedule:
     """The entries to decide, one list per level (chunks of arrays), held as uint32 (a
     tier has fewer than 2**32 entries; the largest of nine men's morris may have most of
@@ -211,16 +243,9 @@ class _Schedule:
         self.lists: dict[int, list] = {}
 
     def add(self, entries: np.ndarray, levels: np.ndarray) -> None:
-        keep = levels >= 0
-        if not keep.all():
-            entries, levels = entries[keep], levels[keep]
-        if not len(entries):
-            return
-        order = np.argsort(levels, kind="stable")
-        entries, levels = entries[order], levels[order]
-        bounds = np.flatnonzero(np.diff(levels)) + 1
-        for part_entries, start in zip(np.split(entries, bounds), np.concatenate(([0], bounds))):
-            self.lists.setdefault(int(levels[start]), []).append(part_entries.astype(np.uint32))
+        grouped, found, bounds = _by_level(entries, levels)
+        for j in range(len(found)):
+            self.lists.setdefault(int(found[j]), []).append(grouped[bounds[j]:bounds[j + 1]])
 
     def pop(self, level: int) -> np.ndarray:
         parts = self.lists.pop(level, [])

@@ -80,6 +80,24 @@ def _prefetch_keys(mover, empty, mover_hand, neighbours, set_index):
 
 
 @njit(cache=True, inline="always")
+def _prefetch_mill_keys(mover, empty, closers, neighbours, lines, lines_through, set_index):
+    """Ask for the ``set_index`` word of the key set of every slide or flight that closes
+    a mill (only those are indexed when the quiet moves stay in the tier)."""
+    sources = mover
+    while sources:
+        s = lowest_bit_index(sources)
+        sources &= sources - 1
+        targets = _targets(mover, empty, s, 0, neighbours) & closers
+        rest = mover ^ (np.int64(1) << s)
+        while targets:
+            t = lowest_bit_index(targets)
+            targets &= targets - 1
+            after = rest | (np.int64(1) << t)
+            if closes_mill(after, t, lines, lines_through):
+                prefetch(set_index, after)
+
+
+@njit(cache=True, inline="always")
 def _child(after, left, mover_hand, other_hand, tier_number, sector_offset, set_index,
            stabilisers, sym_bytes, binomial):
     """``(tier, entry in the tier, stabiliser order)`` of the position after a move
@@ -187,6 +205,8 @@ def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through
         quiet_home = m + other_hand >= 3 and tier_number[other_hand, new_hand, m, o] == home
     if mode == EXPAND or (mode == SCAN and not quiet_home):  # (most moves are indexed)
         _prefetch_keys(mover, empty, mover_hand, neighbours, set_index)
+    elif plain and quiet_home and closers and not placing:
+        _prefetch_mill_keys(mover, empty, closers, neighbours, lines, lines_through, set_index)
     while True:
         if placing:
             source_bit = np.int64(0)
@@ -418,11 +438,17 @@ def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, t
     """The scan of entries ``lo..hi-1`` (see scan). Entries of one class follow each other
     in the order of their mover's sets: the next one is a step (next_within) where
     decoding one from its number takes a search over binomials for each piece. An
-    entry's children are found into a small buffer and their values read at once:
-    their (slot, entry) pairs never travel to memory and back."""
+    entry's children are found into a small buffer (their (slot, entry) pairs never
+    travel to memory and back) and asked for; their values are read while the next
+    entry is scanned: each is a cache miss, which then has the time to arrive."""
     bad = -1
-    child_slot = np.empty(width, dtype=np.int64)
-    child_entry = np.empty(width, dtype=np.int64)
+    # Two buffers: the entry being scanned's children, and the one before's.
+    child_slot = np.empty(2 * width, dtype=np.int64)
+    child_entry = np.empty(2 * width, dtype=np.int64)
+    waiting = -1  # the entry whose children's values are still to read (its i)
+    waiting_count = 0
+    waiting_at = 0  # and where in the buffers they are
+    at = 0
     mover = np.int64(-1)
     other = np.int64(0)
     free = np.int64(0)
@@ -448,13 +474,21 @@ def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, t
         if popcount(current) + mh < 3:
             finished_out[i] = 0
             continue
+        at = width - at  # the buffer the waiting entry does not use
         both = visit(current, other, mh, oh, neighbours, lines, lines_through, SCAN, home,
                      tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes,
-                     binomial, child_slot, child_entry, no_moves, 0, width, symmetric)
+                     binomial, child_slot, child_entry, no_moves, at, width, symmetric)
         counts_out[i] = both & 0xFFFFFFFF
-        for k in range(min(counts_out[i], width)):
-            slot = child_slot[k]
-            child_value[i * width + k] = 0 if slot < 0 else children[slot - 1][child_entry[k]]
+        n = min(counts_out[i], width)
+        for k in range(at, at + n):
+            if child_slot[k] > 0:
+                prefetch(children[child_slot[k] - 1], child_entry[k])
+        if waiting >= 0:
+            _read_values(waiting, waiting_count, waiting_at, width, child_slot, child_entry,
+                         children, child_value)
+        waiting = i
+        waiting_count = n
+        waiting_at = at
         weight = both >> 32
         finished_out[i] = OPEN if both else 0  # no legal move: lost
         # Its own stabiliser's order: ``other`` is its class's representative (symmetry
@@ -463,7 +497,18 @@ def _scan_span(first, lo, hi, home, sectors, neighbours, lines, lines_through, t
         if weight % order:
             bad = entry
         counter_out[i] = weight // order
+    if waiting >= 0:
+        _read_values(waiting, waiting_count, waiting_at, width, child_slot, child_entry, children,
+                     child_value)
     return bad
+
+
+@njit(cache=True, inline="always")
+def _read_values(i, count, at, width, child_slot, child_entry, children, child_value):
+    """The values of entry i's children (from ``at`` in the buffers) into ``child_value``."""
+    for k in range(count):
+        slot = child_slot[at + k]
+        child_value[i * width + k] = 0 if slot < 0 else children[slot - 1][child_entry[at + k]]
 
 
 @njit(cache=True, inline="always")

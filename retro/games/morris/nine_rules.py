@@ -540,6 +540,7 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
     for part in prange((len(entries) + PART - 1) // PART):
         movers = np.empty(AHEAD, dtype=np.int64)
         others = np.empty(AHEAD, dtype=np.int64)
+        sums = np.empty((3, POINTS + 2), dtype=np.int64)
         for lo in range(part * PART, min((part + 1) * PART, len(entries)), AHEAD):
             hi = min(lo + AHEAD, len(entries), (part + 1) * PART)
             _decoded_ahead(entries, lo, hi, sectors, set_index, class_base, representatives,
@@ -547,22 +548,30 @@ def parents(entries, sectors, neighbours, lines, lines_through, tier_number, sec
             for i in range(lo, hi):
                 counts[i] = _parents_of(movers[i - lo], others[i - lo], neighbours, lines,
                                         lines_through, sector_offset, set_index, stabilisers,
-                                        sym_bytes, binomial, out, i * width)
+                                        sym_bytes, binomial, out, i * width, sums)
 
 
 @njit(cache=True, inline="always")
 def _parents_of(mover, other, neighbours, lines, lines_through, sector_offset, set_index,
-                stabilisers, sym_bytes, binomial, out, at):
-    """The parents of one position (see parents), written from ``out[at]``; how many."""
+                stabilisers, sym_bytes, binomial, out, at, sums):
+    """The parents of one position (see parents), written from ``out[at]``; how many.
+    ``sums``: room for three rows of 25 (the rank sums below)."""
     # The parent: the other side (to move there) moved a piece from s to t.
     m = popcount(other)
     o = popcount(mover)
     word = set_index[mover]
     g = (word >> SYM_SHIFT) & 15
     rep = image(mover, g, sym_bytes)
-    stab = stabilisers[word >> STAB_SHIFT]
+    number = word >> STAB_SHIFT
+    stab = stabilisers[number]
     block = sector_offset[0, 0, m, o] + (word & CLASS_MASK) * binomial[POINTS - o, m]
     moved = image(other, g, sym_bytes)  # the parent's mover, moved as its key set is
+    if number == 0:
+        # A parent's mover is ``moved`` with one point y out and one x in; its colex rank
+        # (sum over its points, the j-th lowest at free index f, of C(f, j)) follows from
+        # running sums over ``moved``'s points of C(f, j), C(f, j + 1) and C(f, j - 1):
+        # the points between x and y move up or down one place, the others keep theirs.
+        _rank_sums(moved, rep, binomial, sums)
     empty = ALL & ~(mover | other)
     flying = m == 3
     n = 0
@@ -572,15 +581,46 @@ def _parents_of(mover, other, neighbours, lines, lines_through, sector_offset, s
         rest &= rest - 1
         if closes_mill(other, t, lines, lines_through):
             continue  # the move to t closed a mill: it removed a piece, from another tier
-        without = moved ^ point_image(t, g, sym_bytes)
+        y = point_image(t, g, sym_bytes)
+        without = moved ^ y
+        a = popcount(moved & (y - 1)) + 1  # y's place among moved's points
         sources = empty if flying else neighbours[t] & empty
         while sources:
             s = lowest_bit_index(sources)
             sources &= sources - 1
-            best = least_over(without | point_image(s, g, sym_bytes), stab, sym_bytes)
-            out[at + n] = block + squeezed_rank(best, rep, binomial)
+            x = point_image(s, g, sym_bytes)
+            if number != 0:
+                rank = squeezed_rank(least_over(without | x, stab, sym_bytes), rep, binomial)
+            else:
+                k = popcount(moved & (x - 1))  # moved's points below x
+                fx = lowest_bit_index(x) - popcount(rep & (x - 1))
+                if x < y:
+                    rank = (sums[0, k] + binomial[fx, k + 1] + sums[1, a - 1] - sums[1, k]
+                            + sums[0, m] - sums[0, a])
+                else:
+                    rank = (sums[0, a - 1] + sums[2, k] - sums[2, a] + binomial[fx, k]
+                            + sums[0, m] - sums[0, k])
+            out[at + n] = block + rank
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def _rank_sums(moved, rep, binomial, sums):
+    """``sums[d, j]``: the sum over the j lowest points of ``moved`` (the i-th at free
+    index f among the points ``rep`` leaves free) of C(f, i), C(f, i + 1), C(f, i - 1)
+    for d = 0, 1, 2."""
+    sums[0, 0] = sums[1, 0] = sums[2, 0] = 0
+    j = 0
+    rest = moved
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        f = lowest_bit_index(low) - popcount(rep & (low - 1))
+        j += 1
+        sums[0, j] = sums[0, j - 1] + binomial[f, j]
+        sums[1, j] = sums[1, j - 1] + binomial[f, j + 1]
+        sums[2, j] = sums[2, j - 1] + binomial[f, j - 1]
 
 
 @njit(cache=True, parallel=True)

@@ -44,7 +44,6 @@ from ..errors import BuildError
 from ..games.protocol import DUPLICATE, OPEN, TierKernels
 from ..values import draw_value, max_plies, not_a_position
 
-RUN_BITS, OWNER_MASK = 9, (1 << 12) - 1  # apply(): which thread updates a parent
 TERMINAL = -1  # child slot of a child lost at once for its mover (value 0)
 NEVER = 255  # counter of an entry with a move out of the tier to a draw: it never loses
 
@@ -129,28 +128,21 @@ def confirm(items, level, values, aux):
 
 
 @njit(cache=True, parallel=True)
-def apply(children_of, counts, width, lost, level, levels, threads, values, aux, push_entry,
-          push_level, pushed):
+def apply(children_of, counts, width, lost, cuts, level, levels, aux, push_entry, push_level,
+          pushed):
     """Tell the parents (``children_of[i * width:][:counts[i]]``) of a level's decided
     entries: a lost child makes them win at ``level + 1``, a won one takes one from
-    their counters. Each thread handles the parents in its runs of entries (so no two
-    threads touch one entry) and writes what it schedules from ``push_*[t * cap]``;
+    their counters. Thread t takes the entries ``cuts[t]:cuts[t + 1]`` (whose parents no
+    other thread's entries have) and writes what it schedules from ``push_*[t * cap]``;
     returns -1 or an entry past ``levels`` plies."""
+    threads = len(cuts) - 1
     cap = len(push_entry) // threads
     status = -1
-    # Thread t owns runs of 2**RUN_BITS entries (a division per parent cost more than
-    # the update itself, and neighbouring entries owned by different threads made
-    # their cache lines travel between the cores).
-    owner = np.empty(OWNER_MASK + 1, dtype=np.int64)
-    for j in range(OWNER_MASK + 1):
-        owner[j] = j % threads
     for t in prange(threads):
         n = 0
-        for i in range(len(counts)):
+        for i in range(cuts[t], cuts[t + 1]):
             for k in range(counts[i]):
                 p = children_of[i * width + k]
-                if owner[(p >> RUN_BITS) & OWNER_MASK] != t:
-                    continue
                 a = aux[p]
                 state = (a >> 14) & 3
                 if state == DONE or state == PENDING_LOSS:
@@ -182,18 +174,37 @@ def apply(children_of, counts, width, lost, level, levels, threads, values, aux,
 
 @njit(cache=True)
 def by_bucket(items, keys, shift, buckets):
-    """``items`` ordered by ``keys >> shift`` (stable), a counting sort."""
+    """``items`` ordered by their bucket ``keys >> shift`` (stable, a counting sort), and
+    the bucket of each in that order."""
     start = np.zeros(buckets + 1, dtype=np.int64)
     for k in keys:
         start[(k >> shift) + 1] += 1
     for b in range(buckets):
         start[b + 1] += start[b]
     out = np.empty_like(items)
+    runs = np.empty_like(keys)
     for i in range(len(items)):
         b = keys[i] >> shift
         out[start[b]] = items[i]
+        runs[start[b]] = b
         start[b] += 1
-    return out
+    return out, runs
+
+
+@njit(cache=True)
+def thread_cuts(runs, cuts):
+    """Cut a batch of entries (ordered by the bucket of their parents, ``runs``) into
+    one share per thread, ``cuts[t]:cuts[t + 1]``, about even and never inside a bucket:
+    no two threads then touch one parent."""
+    threads = len(cuts) - 1
+    n = len(runs)
+    cuts[0] = 0
+    for t in range(1, threads):
+        c = max(n * t // threads, cuts[t - 1])
+        while 0 < c < n and runs[c] == runs[c - 1]:
+            c += 1
+        cuts[t] = c
+    cuts[threads] = n
 
 
 @njit(cache=True, parallel=True)
@@ -260,7 +271,7 @@ CHUNK = 1 << 18
 # parents lie (2**BUCKET_BITS runs of the tier): a run's counters then stay in the
 # cache while its parents are told, where in the order the levels hand them out each
 # parent update was a cache miss.
-GROUP = 1 << 24
+GROUP = 1 << 23
 BUCKET_BITS = 16
 
 
@@ -314,7 +325,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
         status = absorb(first, finished, count_in, counts, child_values, width, draw, invalid,
                         levels, values, aux, push_entry[:n], push_level[:n])
         _check(status, source, levels)
-        schedule.add(push_entry[:n].copy(), push_level[:n].copy())
+        schedule.add(push_entry[:n], push_level[:n])
         if advance is not None:
             advance(n)
 
@@ -330,27 +341,26 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     pushed = np.empty(threads, dtype=np.int64)
     level = 0
     shift = max(0, size.bit_length() - BUCKET_BITS)
-    keys = np.empty(0, dtype=np.int64)
+    keys = np.empty(min(GROUP, size), dtype=np.int64)
+    cuts = np.empty(threads + 1, dtype=np.int64)
     while schedule:
         items = confirm(schedule.pop(level), level, values, aux)
-        if source.parent_blocks is not None:
-            for start in range(0, len(items), GROUP):
-                part = items[start:start + GROUP]
-                if len(keys) < len(part):
-                    keys = np.empty(len(part), dtype=np.int64)
-                source.parent_blocks(part, keys[:len(part)])
-                part[:] = by_bucket(part, keys[:len(part)], shift, 1 << BUCKET_BITS)
-        for start in range(0, len(items), batch):
-            part = items[start:start + batch]
-            n = len(part)
-            source.parents(part, width, found, counts[:n])
-            lost = (values[part] & 1) == 0
-            status = apply(found, counts[:n], width, lost, level, levels, threads, values, aux,
-                           out_entry, out_level, pushed)
-            _check(status, source, levels)
-            for t in range(threads):
-                k = int(pushed[t])
-                schedule.add(out_entry[t * cap:t * cap + k].copy(), out_level[t * cap:t * cap + k].copy())
+        for first in range(0, len(items), GROUP):
+            group = items[first:first + GROUP]
+            source.parent_blocks(group, keys[:len(group)])
+            group, runs = by_bucket(group, keys[:len(group)], shift, 1 << BUCKET_BITS)
+            for start in range(0, len(group), batch):
+                part = group[start:start + batch]
+                n = len(part)
+                source.parents(part, width, found, counts[:n])
+                lost = (values[part] & 1) == 0
+                thread_cuts(runs[start:start + n], cuts)
+                status = apply(found, counts[:n], width, lost, cuts, level, levels, aux, out_entry,
+                               out_level, pushed)
+                _check(status, source, levels)
+                for t in range(threads):
+                    k = int(pushed[t])
+                    schedule.add(out_entry[t * cap:t * cap + k], out_level[t * cap:t * cap + k])
         level += 1
     if len(duplicates):
         fill_duplicates(duplicates, source.canonical_of(duplicates), values)

@@ -180,9 +180,11 @@ class TierKernels:
     with a move to each of ``entries`` (once per move, moves leaving the tier not
     undone); None for an acyclic tier. ``canonical_of(entries)`` gives the canonical
     entry of duplicates. ``children``: the child tiers' values, by slot from 1.
-    ``parent_blocks(entries, out)`` (optional) writes, for each entry, the first entry of
-    a run of the tier holding all its parents: the solver undoes the moves of entries in
-    the order of their runs, so that the parents it updates stay in the cache.
+    ``parent_blocks(entries, out)`` (with ``parents``) writes, for each entry, the first
+    entry of a run of the tier that holds all its parents (runs of different entries
+    are the same or disjoint): the solver undoes the moves of entries in the order of
+    their runs, so that the parents it updates stay in the cache, and gives each
+    thread its own runs.
     """
 
     size: int

@@ -51,6 +51,22 @@ def test_the_unmove_solver_equals_the_explicit_one_on_every_tier(both_ways):
         assert np.array_equal(explicit, unmoves), tier
 
 
+def test_entries_with_more_moves_out_than_the_room_are_solved_from_all_of_them(three, both_ways):
+    # Room for one move out of the tier: most entries with moves out are scanned twice,
+    # the second time with room for all, and must be scheduled once, from all of them.
+    from dataclasses import replace
+
+    from retro.engine import unmove
+
+    solved: dict = {}
+    for tier in three.tiers():
+        kernels = replace(three.tier_kernels(tier, {k: solved[k] for k in three.child_tiers(tier)}),
+                          moves_width=1)
+        solve = unmove.solve_loopy if three.loopy(tier) else unmove.solve_acyclic
+        solved[tier] = solve(kernels, np.uint16)
+        assert np.array_equal(solved[tier], both_ways[tier][0]), tier
+
+
 def test_the_3_3_sector_agrees_with_the_published_counts(three, both_ways):
     tier = (0, 0, 3, 3)
     values = both_ways[tier][1]

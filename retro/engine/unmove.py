@@ -45,6 +45,7 @@ from ..games.protocol import DUPLICATE, OPEN, TierKernels
 from ..values import draw_value, max_plies, not_a_position
 
 TERMINAL = -1  # child slot of a child lost at once for its mover (value 0)
+LATER = -5  # the scan's finished mark of an entry absorb leaves to a second call
 NEVER = 255  # counter of an entry with a move out of the tier to a draw: it never loses
 
 # aux = level | state << 14 | counter << COUNT_SHIFT: one word, so that telling a parent
@@ -67,6 +68,8 @@ def absorb(first, finished, counter_in, counts, child_value, width, draw, invali
         push_level[i] = -1
         push_entry[i] = e
         f = finished[i]
+        if f == LATER:
+            continue
         if f == DUPLICATE:
             values[e] = invalid
             aux[e] = DONE << 14
@@ -104,15 +107,17 @@ def absorb(first, finished, counter_in, counts, child_value, width, draw, invali
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def confirm(items, level, values, aux):
-    """The items of a level's list decided at that level (each once): pending verdicts
-    become values; finished entries (level 0) pass as they are."""
-    out = np.empty(len(items), dtype=np.int64)
-    n = 0
-    for e in items:
+    """The items of a level's list decided at that level: pending verdicts become
+    values; finished entries (level 0) pass as they are. (A list holds an entry at most
+    once, so the items are independent.)"""
+    keep = np.empty(len(items), dtype=np.bool_)
+    for i in prange(len(items)):
+        e = items[i]
         a = aux[e]
         state = (a >> 14) & 3
+        keep[i] = False
         if (a & LEVEL_MASK) != level:
             continue
         if state == PENDING_WIN:
@@ -122,9 +127,8 @@ def confirm(items, level, values, aux):
         elif not (state == DONE and level == 0):
             continue
         aux[e] = (DONE << 14) | level
-        out[n] = e
-        n += 1
-    return out[:n]
+        keep[i] = True
+    return items[keep]
 
 
 @njit(cache=True, parallel=True)
@@ -175,36 +179,33 @@ def apply(children_of, counts, width, lost, cuts, level, levels, aux, push_entry
 @njit(cache=True)
 def by_bucket(items, keys, shift, buckets):
     """``items`` ordered by their bucket ``keys >> shift`` (stable, a counting sort), and
-    the bucket of each in that order."""
+    where each bucket starts in that order (and the last ends)."""
     start = np.zeros(buckets + 1, dtype=np.int64)
     for k in keys:
         start[(k >> shift) + 1] += 1
     for b in range(buckets):
         start[b + 1] += start[b]
+    bounds = start.copy()
     out = np.empty_like(items)
-    runs = np.empty_like(keys)
     for i in range(len(items)):
         b = keys[i] >> shift
         out[start[b]] = items[i]
-        runs[start[b]] = b
         start[b] += 1
-    return out, runs
+    return out, bounds
 
 
 @njit(cache=True)
-def thread_cuts(runs, cuts):
-    """Cut a batch of entries (ordered by the bucket of their parents, ``runs``) into
-    one share per thread, ``cuts[t]:cuts[t + 1]``, about even and never inside a bucket:
-    no two threads then touch one parent."""
+def thread_cuts(bounds, first, stop, cuts):
+    """Cut the entries ``first:stop`` of a bucket-ordered group (``bounds``: where its
+    buckets start) into one share per thread, ``first + cuts[t]:first + cuts[t + 1]``,
+    about even and never inside a bucket: no two threads then touch one parent."""
     threads = len(cuts) - 1
-    n = len(runs)
     cuts[0] = 0
     for t in range(1, threads):
-        c = max(n * t // threads, cuts[t - 1])
-        while 0 < c < n and runs[c] == runs[c - 1]:
-            c += 1
-        cuts[t] = c
-    cuts[threads] = n
+        target = first + (stop - first) * t // threads
+        c = bounds[np.searchsorted(bounds, target)]  # the first bucket start from there
+        cuts[t] = max(min(c, stop) - first, cuts[t - 1])
+    cuts[threads] = stop - first
 
 
 @njit(cache=True, parallel=True)
@@ -293,7 +294,12 @@ def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
         if bad >= 0:
             raise BuildError(f"{source.name}: the moves of entry {bad} do not weigh up (an index bug)")
         over = np.flatnonzero(counts[:n] > width)
+        # Entries with more moves out than the room are left to the rescan below (so
+        # that each is scheduled once).
+        saved = finished[over]
+        finished[over] = LATER
         on_chunk(first, finished[:n], counter[:n], counts[:n], child_values, width)
+        finished[over] = saved
         for i in over.tolist():  # rare: more moves out of the tier than the room
             big = int(counts[i])
             f1, c1, n1 = (np.empty(1, dtype=np.int64) for _ in range(3))
@@ -348,13 +354,13 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
         for first in range(0, len(items), GROUP):
             group = items[first:first + GROUP]
             source.parent_blocks(group, keys[:len(group)])
-            group, runs = by_bucket(group, keys[:len(group)], shift, 1 << BUCKET_BITS)
+            group, bounds = by_bucket(group, keys[:len(group)], shift, 1 << BUCKET_BITS)
             for start in range(0, len(group), batch):
                 part = group[start:start + batch]
                 n = len(part)
                 source.parents(part, width, found, counts[:n])
                 lost = (values[part] & 1) == 0
-                thread_cuts(runs[start:start + n], cuts)
+                thread_cuts(bounds, start, start + n, cuts)
                 status = apply(found, counts[:n], width, lost, cuts, level, levels, aux, out_entry,
                                out_level, pushed)
                 _check(status, source, levels)

@@ -158,7 +158,7 @@ def _mill_children(after, other, taken, mover_hand, other_hand, mode, home, tier
     return count, weight
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visit(mover, other, mover_hand, other_hand, neighbours, lines, lines_through, mode, home,
           tier_number, sector_offset, slot_of_tier, set_index, stabilisers, sym_bytes, binomial,
           child_slot, child_entry, moves, at, limit, symmetric):

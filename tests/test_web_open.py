@@ -533,6 +533,21 @@ def test_sigterm_stops_one_worker_cleanly(db3, tmp_path):
     wait_until(lambda: not any(alive(pid) for pid in processes), seconds=10, what="the loader")
 
 
+def test_a_signal_right_after_the_banner_stops_the_server(db_ttt, tmp_path):
+    """SIGTERM or Ctrl-C at once or a moment after the banner, while the worker is still
+    starting: the server stops (exit 0, one line), never keeps running."""
+    for sig, delay in ((signal.SIGTERM, 0), (signal.SIGINT, 0), (signal.SIGTERM, 0.05)):
+        server, url, log = start_server("--db", str(db_ttt), cwd=tmp_path)
+        try:
+            time.sleep(delay)
+            server.send_signal(sig)
+            out = ended(server, 30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+        assert server.returncode == 0 and out == "retro serve: stopped\n", (sig, delay, out, log)
+
+
 @pytest.mark.skipif(not supported(), reason="shared values need Linux (memfd_create)")
 def test_a_killed_loader_is_logged_then_started_again_or_given_up(db4, capfd):
     from retro.web.shared import Loader

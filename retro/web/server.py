@@ -201,8 +201,19 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     shared: list[SharedValues] = []
     loader: Loader | None = None
     # SIGTERM stops the server as Ctrl-C does (uvicorn raises again the signal that
-    # stopped it: with the default action, SIGTERM would kill this process there).
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # stopped it: with the default action, SIGTERM would kill this process there). Once
+    # the one worker's server is made, either only asks it to stop: an exception raised
+    # at any point of its start (a signal sent right after the banner) could be caught
+    # on the way and lost, and the server would keep running.
+    running: list = []
+
+    def stop(signum, frame):
+        if running:
+            running[0].should_exit = True
+        else:
+            raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if share:  # Three Musketeers' tables; the other games' are small, in each worker
             shared = [SharedValues(path, game.file_stem, digest) for path, game, digest in databases
@@ -214,6 +225,8 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
         })
         config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
                              timeout_graceful_shutdown=5)
+        if workers == 1:
+            running.append(uvicorn.Server(config))
         boards = ", ".join(game.short_name for _, game, _ in databases)
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
@@ -228,7 +241,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
                     warnings.filterwarnings("ignore", "coroutine 'Server.serve' was never awaited",
                                             RuntimeWarning)
                     try:
-                        uvicorn.Server(config).run(sockets=[sock])
+                        running[0].run(sockets=[sock])
                     except KeyboardInterrupt:  # (here, so that the coroutine goes inside the filter)
                         pass
             elif hasattr(os, "fork") and os.environ.get("RETRO_SERVE_FORK", "1").strip() != "0":
@@ -249,7 +262,8 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
         except KeyboardInterrupt:
             pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         if loader is not None:
             loader.stop()
         for values in shared:

@@ -339,7 +339,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     threads = numba.get_num_threads()
     width = source.parents_width
     batch = max(1, CHUNK // 4)
-    found = np.empty(batch * width, dtype=np.int64)
+    found = np.empty(batch * width, dtype=np.uint32)  # entries of a tier: < 2**32
     counts = np.empty(batch, dtype=np.int64)
     cap = batch * width
     out_entry = np.empty(threads * cap, dtype=np.int64)

@@ -176,9 +176,11 @@ class TierKernels:
     the tier, each weighed by its child's stabiliser order, divided by its own; the
     values of the children of its moves out of the tier (read from ``children``; 0 for a
     child lost at once) at ``i * width``, ``counts[i]`` of them (only ``width`` written).
-    It returns -1, or an entry whose weights do not divide. ``parents(entries, width, out, counts)`` writes the entries of the tier
-    with a move to each of ``entries`` (once per move, moves leaving the tier not
-    undone); None for an acyclic tier. ``canonical_of(entries)`` gives the canonical
+    It returns -1, or an entry whose weights do not divide. ``parents(entries, width,
+    out, counts)`` writes the entries of the tier with a move to each of ``entries`` at
+    ``out[i * width:]`` (``out`` may be uint32: a tier has fewer than 2**32 entries),
+    ``counts[i]`` of them, once per move (moves leaving the tier not undone); None for
+    an acyclic tier. ``canonical_of(entries)`` gives the canonical
     entry of duplicates. ``children``: the child tiers' values, by slot from 1.
     ``parent_blocks(entries, out)`` (with ``parents``) writes, for each entry, the first
     entry of a run of the tier that holds all its parents (runs of different entries

@@ -4,8 +4,8 @@ The explicit solvers (:mod:`retro.engine.solvers`, :mod:`retro.engine.retrograde
 expand a tier into its edges and turn them around in memory: about 110 bytes per
 entry, too much for nine men's morris (a billion entries in one tier). This solver
 keeps two small arrays per entry (the value, and a word holding a level, its state
-and a move counter: 6 bytes with 16-bit values) and asks the game for the rest, a chunk of
-entries at a time:
+and a move counter: 6 bytes with 16-bit values) and asks the game for the rest, a
+chunk of entries at a time:
 
 * ``scan(first, stop, ...)``: for entries ``first..stop-1``, each one's value if it is
   finished (or that it is a duplicate of a smaller entry of the same position), the
@@ -16,7 +16,9 @@ entries at a time:
   move to C: ``U(C -> P) = N(P -> [C]) * |Stab C| / |Stab P|``), so a parent's counter
   reaches zero exactly when every one of its moves into the tier is known to lose;
 * ``parents(entries, ...)``: for each entry, the entries of the tier with a move to it
-  (un-moves, once per move; moves that leave the tier are not undone).
+  (un-moves, once per move; moves that leave the tier are not undone);
+* ``parent_blocks(entries, ...)``: for each entry, the run of the tier that holds its
+  parents (nine men's morris: the class of the pieces that moved last).
 
 Then, as in :mod:`retro.engine.retrograde`: an entry with a move out of the tier to a
 position lost for the opponent wins in one ply more (the least); moves out to
@@ -27,9 +29,11 @@ parent whose counter reaches zero (and has no move out to a win or a draw) loses
 the later of L and its resistance, plus one. What is never decided is a draw.
 
 Values are from the side to move's point of view (``2 * plies + 1`` when it wins,
-``2 * plies`` when it loses): a child's value is the opponent's. Entries and levels
-are processed in chunks, a thread per share of the parents, so the values are the
-same whatever the number of threads.
+``2 * plies`` when it loses): a child's value is the opponent's. A level's entries are
+ordered by the run of their parents, and each thread takes whole runs: the parents it
+tells are its own (no two threads touch one) and stay in the cache while their run
+lasts. What a level decides does not depend on the order, so the values are the same
+whatever the number of threads.
 
 Acyclic tiers (no move back into the tier) need only the scan: :func:`solve_acyclic`.
 """

@@ -348,13 +348,7 @@ def decode(entry, sectors, set_index, class_base, representatives, stabilisers, 
 def is_least(mover, stab, sym_bytes):
     """Whether no symmetry of ``stab`` (the stabiliser of the key set) takes ``mover`` to
     a smaller set: whether the entry is the canonical one of its position."""
-    rest = stab & (stab - 1)
-    while rest:
-        h = lowest_bit_index(rest)
-        rest &= rest - 1
-        if image(mover, h, sym_bytes) < mover:
-            return False
-    return True
+    return least_over(mover, stab, sym_bytes) == mover
 
 
 @njit(cache=True, parallel=True)
@@ -570,7 +564,7 @@ def _parents_of(mover, other, neighbours, lines, lines_through, sector_offset, s
     rep = image(mover, g, sym_bytes)
     number = word >> STAB_SHIFT
     stab = stabilisers[number]
-    block = sector_offset[0, 0, m, o] + (word & CLASS_MASK) * binomial[POINTS - o, m]
+    block = _parent_block(m, o, word, sector_offset, binomial)
     moved = image(other, g, sym_bytes)  # the parent's mover, moved as its key set is
     if number == 0:
         # A parent's mover is ``moved`` with one point y out and one x in; its colex rank
@@ -629,6 +623,14 @@ def _rank_sums(moved, rep, binomial, sums):
         sums[2, j] = sums[2, j - 1] + binomial[f, j - 1]
 
 
+@njit(cache=True, inline="always")
+def _parent_block(m, o, word, sector_offset, binomial):
+    """The first entry of the run holding the parents of a moving-phase position with
+    ``m`` pieces of the side not to move and ``o`` of the side to move, whose pieces' set
+    has ``word`` in ``set_index``: the parents' sector, that set's class."""
+    return sector_offset[0, 0, m, o] + (word & CLASS_MASK) * binomial[POINTS - o, m]
+
+
 @njit(cache=True, parallel=True)
 def parent_blocks(entries, sectors, sector_offset, set_index, class_base, representatives,
                   stabilisers, sym_bytes, binomial, out):
@@ -646,8 +648,7 @@ def parent_blocks(entries, sectors, sector_offset, set_index, class_base, repres
                 mover = movers[i - lo]
                 m = popcount(others[i - lo])
                 o = popcount(mover)
-                klass = set_index[mover] & CLASS_MASK
-                out[i] = sector_offset[0, 0, m, o] + klass * binomial[POINTS - o, m]
+                out[i] = _parent_block(m, o, set_index[mover], sector_offset, binomial)
 
 
 @njit(cache=True, parallel=True)

@@ -389,8 +389,8 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             writer.submit(tier, values, time.perf_counter() - tier_started)
             if game.out_of_core:  # from now on read from its checkpoint, not memory
                 del values
-                values = checkpoints.load(tier)
-            memory.keep(i, tier, values)
+            else:
+                memory.keep(i, tier, values)
         writer.finish()
     except BaseException:
         writer.abandon()
@@ -439,6 +439,7 @@ class _TierMemory:
 
     def __init__(self, job: _Job, checkpoints: _Checkpoints) -> None:
         self.checkpoints = checkpoints
+        self.mapped = job.game.out_of_core
         self.last_use: dict = {}  # tier -> the last tier (by its place) that needs it
         for i, tier in enumerate(job.tiers):
             for child in job.game.child_tiers(tier):
@@ -448,7 +449,12 @@ class _TierMemory:
     def values(self, tier) -> np.ndarray:
         values = self.kept.get(tier)
         if values is None:  # solved by an earlier run: from its checkpoint
-            values = self.kept[tier] = self.checkpoints.load(tier)
+            values = self.checkpoints.load(tier)
+            # An out-of-core build maps its checkpoints afresh for each tier (and keeps
+            # nothing): a map kept from tier to tier holds every page any tier read from
+            # it in the resident set, where the page cache alone gives them back.
+            if not self.mapped:
+                self.kept[tier] = values
         return values
 
     def keep(self, now: int, tier, values: np.ndarray) -> None:

@@ -14,6 +14,8 @@ tiers, and return the tier's values in the encoding of :mod:`retro.values`.
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 from numba import njit, prange
 
@@ -31,12 +33,26 @@ def solve(game: Game, tier, children: dict) -> np.ndarray:
         from . import unmove
 
         if game.loopy(tier):
-            values = unmove.solve_loopy(kernels, dtype)
+            # The children are read by the scan only: their pages leave the resident
+            # set before the un-moves, when the solver holds the most.
+            values = unmove.solve_loopy(kernels, dtype,
+                                        after_scan=lambda: release_pages(children.values()))
         else:
             values = unmove.solve_acyclic(kernels, dtype)
         check_width(game, tier, values, dtype)
         return values
     return solve_explicit(game, tier, children)
+
+
+def release_pages(arrays) -> None:
+    """Drop the pages of memory-mapped arrays from the process's resident set (the page
+    cache keeps them: reading them again costs a minor fault). Others are left alone."""
+    for array in arrays:
+        while array is not None and not isinstance(array, np.memmap):
+            array = array.base if isinstance(array, np.ndarray) else None
+        handle = getattr(array, "_mmap", None)
+        if handle is not None and hasattr(handle, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            handle.madvise(mmap.MADV_DONTNEED)
 
 
 def solve_explicit(game: Game, tier, children: dict) -> np.ndarray:

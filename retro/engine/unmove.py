@@ -261,11 +261,30 @@ class _Schedule:
     def add(self, entries: np.ndarray, levels: np.ndarray) -> None:
         grouped, found, bounds = _by_level(entries, levels)
         for j in range(len(found)):
-            self.lists.setdefault(int(found[j]), []).append(grouped[bounds[j]:bounds[j + 1]])
+            # A copy: a view would hold all of ``grouped`` until its last level is done.
+            self.lists.setdefault(int(found[j]), []).append(grouped[bounds[j]:bounds[j + 1]].copy())
 
-    def pop(self, level: int) -> np.ndarray:
+    def pop(self, level: int, most: int, keep):
+        """A level's entries that ``keep`` keeps (it takes int64 entries, returns those
+        it keeps), at most ``most`` at a time. The lists are let go as they are handed
+        out: a level can hold a good part of the tier, and an int64 copy of all of it
+        at once was the largest thing the solver held."""
         parts = self.lists.pop(level, [])
-        return np.concatenate(parts).astype(np.int64) if parts else np.empty(0, dtype=np.int64)
+        parts.reverse()
+        held, n = [], 0
+        while parts:
+            part = parts.pop()
+            if len(part) > most:
+                parts.append(part[most:])
+                part = part[:most]
+            kept = keep(part.astype(np.int64))
+            if n + len(kept) > most:
+                yield np.concatenate(held)
+                held, n = [], 0
+            held.append(kept)
+            n += len(kept)
+        if n:
+            yield np.concatenate(held)
 
     def __bool__(self) -> bool:
         return bool(self.lists)
@@ -314,8 +333,9 @@ def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
     return np.concatenate(duplicates) if duplicates else np.empty(0, dtype=np.int64)
 
 
-def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
-    """The values of a loopy tier (see the module docstring)."""
+def solve_loopy(source: TierKernels, dtype, advance=None, after_scan=None) -> np.ndarray:
+    """The values of a loopy tier (see the module docstring); ``after_scan()`` is called
+    once the scan is done (the children are not read after it)."""
     size = source.size
     levels = min(max_plies(dtype), LEVEL_MASK - 1)
     draw, invalid = draw_value(dtype), not_a_position(dtype)
@@ -340,6 +360,8 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
             advance(n)
 
     duplicates = _scan_chunks(source, dtype, on_chunk)
+    if after_scan is not None:
+        after_scan()
     threads = numba.get_num_threads()
     width = source.parents_width
     batch = max(1, CHUNK // 4)
@@ -354,9 +376,8 @@ def solve_loopy(source: TierKernels, dtype, advance=None) -> np.ndarray:
     keys = np.empty(min(GROUP, size), dtype=np.int64)
     cuts = np.empty(threads + 1, dtype=np.int64)
     while schedule:
-        items = confirm(schedule.pop(level), level, values, aux)
-        for first in range(0, len(items), GROUP):
-            group = items[first:first + GROUP]
+        # What a level decides goes to later levels only, so its list is complete here.
+        for group in schedule.pop(level, GROUP, lambda items: confirm(items, level, values, aux)):
             source.parent_blocks(group, keys[:len(group)])
             group, bounds = by_bucket(group, keys[:len(group)], shift, 1 << BUCKET_BITS)
             for start in range(0, len(group), batch):

@@ -21,7 +21,9 @@ in a temporary folder, removed afterwards; with ``--out DIR`` it is kept there, 
 men's morris; its variant and stage come from the file).
 
 From the file: each tier's entries, its solving seconds (the dataset's attribute
-``seconds``), its stored bytes (compressed, ``dataset.id.get_storage_size()``) and
+``seconds``), the peak resident set of the build while it solved and wrote it
+(``peak_rss_bytes``: an out-of-core build records it where Linux can reset the peak,
+else null; mapped pages of its child tiers count), its stored bytes (compressed, ``dataset.id.get_storage_size()``) and
 bytes per entry; the totals: entries, positions (both sides, every symmetric image),
 solve rate, file size.
 
@@ -257,6 +259,8 @@ def file_figures(path: Path):
                 "name": game.tier_name(tier),
                 "entries": entries,
                 "seconds": round(float(dataset.attrs.get("seconds", 0.0)), 4),
+                "peak_rss_bytes": (int(dataset.attrs["peak_rss_bytes"])
+                                   if "peak_rss_bytes" in dataset.attrs else None),
                 "stored_bytes": stored,
                 "bytes_per_entry": round(stored / entries, 4) if entries else None,
                 "chunk_entries": dataset.chunks[0] if dataset.chunks else None,
@@ -276,6 +280,8 @@ def file_figures(path: Path):
         "positions_per_entry": round(positions / entries, 3) if entries else None,
         "build_seconds": build_seconds,
         "tier_seconds_sum": round(sum(r["seconds"] for r in rows), 3),
+        "tier_peak_rss_bytes_max": max((r["peak_rss_bytes"] for r in rows
+                                        if r["peak_rss_bytes"] is not None), default=None),
         "entries_per_second": round(entries / build_seconds) if build_seconds else None,
         "positions_per_second": round(positions / build_seconds) if build_seconds else None,
         "stored_bytes": stored,

@@ -67,6 +67,54 @@ def test_entries_with_more_moves_out_than_the_room_are_solved_from_all_of_them(t
         assert np.array_equal(solved[tier], both_ways[tier][0]), tier
 
 
+def test_small_groups_and_children_read_from_memory_maps_give_the_same_values(three, both_ways,
+                                                                           tmp_path, monkeypatch):
+    # A level's schedule handed out a few entries at a time, and child tiers mapped from
+    # disk (their pages dropped after the scan, as a build's are): the same values.
+    from retro.engine import unmove
+
+    monkeypatch.setattr(unmove, "GROUP", 5)
+    for tier in three.tiers():
+        kids = {}
+        for k in three.child_tiers(tier):
+            path = tmp_path / f"{three.tier_name(k)}.npy"
+            np.save(path, both_ways[k][0])
+            kids[k] = np.load(path, mmap_mode="r")
+        values = solvers.solve(three, tier, kids)
+        assert np.array_equal(values, both_ways[tier][0]), tier
+        for k, mapped in kids.items():  # still readable after its pages were dropped
+            assert np.array_equal(mapped, both_ways[k][0])
+
+
+def test_a_schedule_hands_out_what_keep_keeps_in_pieces_of_at_most_most():
+    from retro.engine import unmove
+
+    schedule = unmove._Schedule()
+    rng = np.random.default_rng(5)
+    entries = rng.permutation(1000).astype(np.int64)
+    levels = rng.integers(0, 3, size=1000)
+    for start in range(0, 1000, 64):
+        schedule.add(entries[start:start + 64], levels[start:start + 64])
+    pieces = list(schedule.pop(1, 50, lambda items: items[items % 3 != 0]))
+    assert all(len(piece) <= 50 and piece.dtype == np.int64 for piece in pieces)
+    wanted = [e for e, v in zip(entries.tolist(), levels.tolist()) if v == 1 and e % 3 != 0]
+    assert np.concatenate(pieces).tolist() == wanted
+    assert sorted(schedule.lists) == [0, 2]
+
+
+def test_the_peak_resident_set_is_reset_and_read():
+    from retro.engine import peak_rss
+
+    if not peak_rss.reset():
+        pytest.skip("this system cannot reset the peak resident set")
+    before = peak_rss.read()
+    block = np.ones(64 << 20, dtype=np.uint8)  # 64 MiB, touched
+    assert peak_rss.read() >= before + block.nbytes * 0.9
+    del block
+    assert peak_rss.reset()
+    assert peak_rss.read() < before + (32 << 20)
+
+
 def test_the_3_3_sector_agrees_with_the_published_counts(three, both_ways):
     tier = (0, 0, 3, 3)
     values = both_ways[tier][1]

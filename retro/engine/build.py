@@ -55,7 +55,7 @@ import h5py
 import numba
 import numpy as np
 
-from . import rawstore
+from . import peak_rss, rawstore
 from .. import __version__, games
 from ..errors import BuildError, BuildLockedError  # re-exported
 from ..games.protocol import Game
@@ -384,6 +384,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     try:
         for i, tier in enumerate(todo, start=first):
             tier_started = time.perf_counter()
+            peak_rss.reset()
             children = {child: memory.values(child) for child in game.child_tiers(tier)}
             values = _solve_tier(game, tier, children, advance)
             writer.submit(tier, values, time.perf_counter() - tier_started)
@@ -746,7 +747,7 @@ class _RawCheckpoints(_Checkpoints):
         return rawstore.open_raw(self.path(tier))
 
     def write(self, tier, stored: np.ndarray, seconds: float) -> None:
-        rawstore.write_raw(self.path(tier), stored, seconds)
+        rawstore.write_raw(self.path(tier), stored, seconds, peak_rss.read())
 
     def record(self, tier) -> dict:
         return rawstore.read_record(self.path(tier)) or {}
@@ -858,6 +859,8 @@ def _assemble_streamed(checkpoints: _RawCheckpoints, seconds: float, threads: in
             for key, value in game.tier_attrs(tier).items():
                 dataset.attrs[key] = value
             dataset.attrs["seconds"] = float(record.get("seconds", 0.0))
+            if "peak_rss_bytes" in record:
+                dataset.attrs["peak_rss_bytes"] = int(record["peak_rss_bytes"])
             del values
         _finish_header(f, seconds, threads)
 

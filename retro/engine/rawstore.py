@@ -36,14 +36,17 @@ def digest_path(raw: Path) -> Path:
     return raw.with_suffix(".sha256")
 
 
-def write_raw(path: Path, values: np.ndarray, seconds: float) -> str:
-    """Write ``values`` to ``path`` (.npy) and its digest beside it; returns the digest."""
+def write_raw(path: Path, values: np.ndarray, seconds: float, peak_rss: int | None = None) -> str:
+    """Write ``values`` to ``path`` (.npy) and its digest beside it (with the seconds and
+    the peak resident set the tier took, when known); returns the digest."""
     values = np.ascontiguousarray(values)
     with _replaced(path) as handle:
         np.lib.format.write_array(handle, values, allow_pickle=False)
     sha256 = digest(values)
     record = {"sha256": sha256, "seconds": round(float(seconds), 3), "values": int(values.size),
               "dtype": values.dtype.name}
+    if peak_rss is not None:
+        record["peak_rss_bytes"] = int(peak_rss)
     write_atomically(json.dumps(record).encode(), digest_path(path))
     fsync_directory(path.parent)
     return sha256

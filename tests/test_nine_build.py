@@ -112,11 +112,17 @@ def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, inter
     interrupt_at(game.tiers()[4])
     with pytest.raises(KeyboardInterrupt):
         build(game, out, progress=False)
+    tiers = game.tiers()
+    packed = sorted(p.name for p in partial_path(out).glob("*.h5"))
+    assert packed == sorted(f"{game.tier_name(t)}.h5" for t in tiers[:4])
+    # Raw values only of the finished tiers that a tier still to come reads.
+    read_later = {c for t in tiers[4:] for c in game.child_tiers(t)}
     raw = sorted(p.name for p in partial_path(out).glob("*.npy"))
-    assert raw == sorted(f"{game.tier_name(t)}.npy" for t in game.tiers()[:4])
+    assert raw == sorted(f"{game.tier_name(t)}.npy" for t in tiers[:4] if t in read_later)
+    assert len(raw) < 4
     # The first run's tiers took (say) an hour: the file's build time counts it.
-    record = partial_path(out) / f"{game.tier_name(game.tiers()[2])}.sha256"
-    record.write_text(json.dumps({**json.loads(record.read_text()), "seconds": 3600.0}))
+    with h5py.File(partial_path(out) / f"{game.tier_name(tiers[2])}.h5", "r+") as f:
+        f[dataset_path(game, tiers[2])].attrs["seconds"] = 3600.0
     interrupt_at(None)
     notes = []
     summary = build(game, out, progress=False, log=notes.append)
@@ -128,20 +134,42 @@ def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, inter
         assert f.attrs["build_seconds"] > 3600
 
 
-def test_a_damaged_raw_checkpoint_is_rebuilt(tmp_path, db_9mm3, interrupt_at):
+def test_damaged_raw_values_are_written_again_from_their_packed_tier(tmp_path, db_9mm3,
+                                                                     interrupt_at):
     game = games.get(NINE, "3")
+    tiers = game.tiers()
     out = tmp_path / "n3.h5"
-    interrupt_at(game.tiers()[3])
+    interrupt_at(tiers[4])
     with pytest.raises(KeyboardInterrupt):
         build(game, out, progress=False)
-    damaged = partial_path(out) / f"{game.tier_name(game.tiers()[1])}.npy"
+    read_later = [t for t in tiers[:4] if any(t in game.child_tiers(u) for u in tiers[4:])]
+    damaged = partial_path(out) / f"{game.tier_name(read_later[0])}.npy"
     values = np.load(damaged)
     values[len(values) // 2] ^= 1
     np.save(damaged, values)
     interrupt_at(None)
     notes = []
-    build(game, out, progress=False, log=notes.append)
-    assert any("is damaged" in note and "do not match their SHA-256" in note for note in notes)
+    summary = build(game, out, progress=False, log=notes.append)
+    assert summary.resumed_from == tiers[4]
+    assert any("are damaged" in note and "do not match their SHA-256" in note and "written again"
+               in note for note in notes)
+    assert digests(out) == digests(db_9mm3)
+
+
+def test_a_damaged_packed_checkpoint_is_rebuilt(tmp_path, db_9mm3, interrupt_at):
+    game = games.get(NINE, "3")
+    tiers = game.tiers()
+    out = tmp_path / "n3.h5"
+    interrupt_at(tiers[3])
+    with pytest.raises(KeyboardInterrupt):
+        build(game, out, progress=False)
+    with h5py.File(partial_path(out) / f"{game.tier_name(tiers[1])}.h5", "r+") as f:
+        f[dataset_path(game, tiers[1])].attrs["sha256"] = "0" * 64
+    interrupt_at(None)
+    notes = []
+    summary = build(game, out, progress=False, log=notes.append)
+    assert summary.resumed_from == tiers[1]
+    assert any("is damaged" in note for note in notes)
     assert digests(out) == digests(db_9mm3)
 
 
@@ -327,3 +355,30 @@ def test_tiers_store_ranks_by_frequency_and_read_back_as_values(db_9mm3):
         assert list(decoded(past, table)) == [not_a_position(np.uint16)] * 2
     finally:
         file.close()
+
+
+def test_the_space_estimate_covers_the_real_peak_of_an_out_of_core_build(tmp_path, monkeypatch):
+    """Measured after every file the build writes (a packed tier beside the raw values
+    still to be read; the database beside every packed tier), in the disk's blocks."""
+    import os
+
+    from retro.engine import rawstore
+
+    game = games.get(NINE, "3")
+    out = tmp_path / "n3.h5"
+    real_stream = rawstore.stream_database
+    peak = [0]
+
+    def blocks(path):
+        return os.lstat(path).st_blocks * 512
+
+    def measure(path, write):
+        real_stream(path, write)
+        used = sum(blocks(p) for p in partial_path(out).iterdir()) if partial_path(out).exists() else 0
+        peak[0] = max(peak[0], used + (blocks(out) if out.exists() else 0))
+
+    monkeypatch.setattr(rawstore, "stream_database", measure)
+    estimate = builder._Job(game, tuple(game.tiers()), out, None).space_needed(0)
+    build(game, out, progress=False)
+    assert 0 < peak[0] <= estimate, (peak[0], estimate)
+    print(peak[0], estimate)

@@ -10,7 +10,9 @@ finished tier into its stored form, digests it, compresses it and writes its
 checkpoint while the next tier is solved.
 
 Checkpoints live in ``<out>.partial/``, one HDF5 file per finished tier, each written
-under a temporary name, flushed to the disk and renamed into place. Killing a build
+under a temporary name, flushed to the disk and renamed into place. A game built out of
+core (nine men's morris) writes each tier's file straight to the disk, and beside it the
+tier's raw values while a tier to come still reads them through a memory map. Killing a build
 at any moment loses at most the tier in progress; running the same command again
 resumes after the last checkpoint. The database itself is assembled from the
 checkpoints (raw compressed chunks, copied) and renamed to ``<out>`` only once
@@ -24,9 +26,9 @@ What protects a user's data:
 * every checkpoint a build did not write itself is checked against its SHA-256
   before it is used, and every chunk's Fletcher32 before it is copied into the
   database: a damaged checkpoint is rebuilt, never assembled;
-* files are built in memory and written by Python, so a full disk or a missing
-  permission is one clean ``OSError`` (reported in one line, with the space to
-  free) and never a half-written file; the space a build needs is estimated and
+* files are built in memory and written by Python (out of core: by HDF5 under a
+  temporary name), so a full disk or a missing permission is one clean ``OSError``
+  (reported in one line, with the space to free) and never a half-written file; the space a build needs is estimated and
   checked before it starts;
 * an output (or its ``.lock``, ``.tmp`` or ``.partial``) that is a link, a device,
   a named pipe or a socket is refused, ``force`` or not: a build replaces its
@@ -292,7 +294,8 @@ class _Job:
     def space_needed(self, done: int) -> int:
         """Bytes the build still needs on disk at its peak: the checkpoints of tiers
         done.. and, beside every checkpoint, the database being written (the
-        checkpoints go once it is in place)."""
+        checkpoints go once it is in place); out of core, also the raw values of the
+        tiers still to be read."""
         try:
             block = os.statvfs(self.out.parent).f_frsize or BLOCK_BYTES
         except OSError:
@@ -301,13 +304,30 @@ class _Job:
         def whole(n: int) -> int:  # files take whole blocks
             return -(-n // block) * block
 
-        if self.game.out_of_core:  # raw values and a digest record
-            checkpoints = sum(whole(self.stored_bytes(t) + 128) + block for t in self.tiers[done:])
-        else:
-            header = _header_bytes(self.game, self.tiers[-1:])
+        header = _header_bytes(self.game, self.tiers[-1:])
+        database = whole(_header_bytes(self.game, self.tiers)
+                         + sum(self.dataset_bytes(t) for t in self.tiers))
+        manifest = whole(len(json.dumps(self.manifest())) + 1)
+        if not self.game.out_of_core:
             checkpoints = sum(whole(header + self.dataset_bytes(t)) for t in self.tiers[done:])
-        database = _header_bytes(self.game, self.tiers) + sum(self.dataset_bytes(t) for t in self.tiers)
-        return checkpoints + whole(database) + whole(len(json.dumps(self.manifest())) + 1)
+            return checkpoints + database + manifest
+        # Out of core: the packed tiers so far and the raw values still to be read, at
+        # their most while some tier is written; at the end, the packed tiers and the
+        # database beside them. Tiers done already are on the disk (raw ones lost are
+        # written again).
+        last = _last_uses(self)
+        directory = partial_path(self.out)
+        packed, raw, peak = 0, {}, 0
+        for i, tier in enumerate(self.tiers):
+            if i >= done:
+                packed += whole(header + self.dataset_bytes(tier))
+            kept = last.get(tier, -1) > i
+            if kept and (i >= done or not rawstore.raw_path(directory, self.game.tier_name(tier)).exists()):
+                raw[tier] = whole(self.stored_bytes(tier) + 128) + block
+            peak = max(peak, packed + sum(raw.values()))
+            for gone in [t for t in raw if last.get(t, -1) <= i]:
+                del raw[gone]
+        return max(peak, packed + database) + manifest
 
     def manifest(self) -> dict:
         """What ``<out>.partial/build.json`` records: format, game and the build's options."""
@@ -366,7 +386,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
                             already_built=True)
     job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
     started += _warm_up(game, say)  # compiling is no part of the build's time
-    checkpoints = (_RawCheckpoints if game.out_of_core else _Checkpoints)(job, fresh=force, say=say)
+    checkpoints = (_OutOfCoreCheckpoints if game.out_of_core else _Checkpoints)(job, fresh=force, say=say)
     if existing is not None and checkpoints.completed <= existing - 1:
         say(f"extending {out} ({_span(game, tiers[:existing])}) to {_span(game, tiers)}")
         checkpoints.seed_from(out, existing)
@@ -390,6 +410,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             writer.submit(tier, values, time.perf_counter() - tier_started)
             if game.out_of_core:  # from now on read from its checkpoint, not memory
                 del values
+                checkpoints.release(i)
             else:
                 memory.keep(i, tier, values)
         writer.finish()
@@ -441,10 +462,7 @@ class _TierMemory:
     def __init__(self, job: _Job, checkpoints: _Checkpoints) -> None:
         self.checkpoints = checkpoints
         self.mapped = job.game.out_of_core
-        self.last_use: dict = {}  # tier -> the last tier (by its place) that needs it
-        for i, tier in enumerate(job.tiers):
-            for child in job.game.child_tiers(tier):
-                self.last_use[child] = max(self.last_use.get(child, -1), i)
+        self.last_use = _last_uses(job)  # tier -> the last tier (by its place) that needs it
         self.kept: dict = {}
 
     def values(self, tier) -> np.ndarray:
@@ -729,45 +747,104 @@ def _same_build(manifest: dict | None, job: _Job) -> bool:
 
 
 def _checkpoint_path(job: _Job, tier) -> Path:
-    """``<out>.partial/<tier name>.h5`` (``.npy`` for a game built out of core): the
-    checkpoint of a finished tier."""
-    if job.game.out_of_core:
-        return rawstore.raw_path(partial_path(job.out), job.game.tier_name(tier))
+    """``<out>.partial/<tier name>.h5``: the checkpoint of a finished tier."""
     return partial_path(job.out) / f"{job.game.tier_name(tier)}.h5"
 
 
-class _RawCheckpoints(_Checkpoints):
-    """Checkpoints of a game built out of core: raw values read through memory maps
-    (:mod:`.rawstore`), each with its digest record."""
+class _OutOfCoreCheckpoints(_Checkpoints):
+    """Checkpoints of a game built out of core: each finished tier packed into its HDF5
+    file as the database stores it (ranks, gzip, Fletcher32, digest), written from the
+    solved values straight to the disk; and, while a later tier still reads it, its raw
+    values (:mod:`.rawstore`) for the memory maps. A raw file goes as soon as no tier
+    to come needs it, so the disk holds the packed tiers and a few raw ones, never
+    every tier raw (nine men's morris: 55 GB raw, about 12 GB packed). A raw file lost
+    or damaged (a kill, a resume) is written again from its packed tier."""
 
-    def _problem(self, tier) -> str | None:
-        return rawstore.raw_problem(self.path(tier), self.game.tier_size(tier), self.game.value_dtype)
+    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None]) -> None:
+        super().__init__(job, fresh=fresh, say=say)
+        self.say = say
+        self.last_use = _last_uses(job)
+        self.raw_sound: set = set()  # raw files checked (or written) by this run
+
+    def raw_path(self, tier) -> Path:
+        return rawstore.raw_path(self.directory, self.game.tier_name(tier))
+
+    def needed_after(self, tier) -> bool:
+        """Whether a tier to come reads ``tier`` (so its raw values are kept)."""
+        return self.last_use.get(tier, -1) > self.job.tiers.index(tier)
 
     def load(self, tier) -> np.ndarray:
-        return rawstore.open_raw(self.path(tier))
+        raw = self.raw_path(tier)
+        if tier not in self.raw_sound:
+            problem = rawstore.raw_problem(raw, self.game.tier_size(tier), self.game.value_dtype)
+            if problem is not None:
+                if raw.exists() or rawstore.digest_path(raw).exists():
+                    self.say(f"raw values {raw} are damaged ({problem}); "
+                             f"written again from {self.path(tier)}")
+                with h5py.File(self.path(tier), "r") as f:
+                    dataset = f[dataset_path(self.game, tier)]
+                    values = read_values(dataset)
+                    seconds = float(dataset.attrs.get("seconds", 0.0))
+                rawstore.write_raw(raw, values, seconds)
+                del values
+            self.raw_sound.add(tier)
+        return rawstore.open_raw(raw)
 
     def write(self, tier, stored: np.ndarray, seconds: float) -> None:
-        rawstore.write_raw(self.path(tier), stored, seconds, peak_rss.read())
+        peak = peak_rss.read()
+        sha256 = digest(stored)
+        if self.needed_after(tier):
+            rawstore.write_raw(self.raw_path(tier), stored, seconds, peak, sha256)
+            self.raw_sound.add(tier)
 
-    def record(self, tier) -> dict:
-        return rawstore.read_record(self.path(tier)) or {}
+        def write(f: h5py.File) -> None:
+            write_header(f, self.game, [tier])
+            set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
+            group = f[dataset_path(self.game, tier).rsplit("/", 1)[0]]
+            dataset = rawstore.write_dataset(group, self.game.tier_name(tier), stored, sha256,
+                                             self.game.gzip_level)
+            for key, value in self.game.tier_attrs(tier).items():
+                dataset.attrs[key] = value
+            dataset.attrs["seconds"] = seconds
+            if peak is not None:
+                dataset.attrs["peak_rss_bytes"] = peak
 
-    def seconds(self, tier) -> float:
-        return float(self.record(tier).get("seconds", 0.0))
+        rawstore.stream_database(self.path(tier), write)
+
+    def release(self, now: int) -> None:
+        """Remove the raw values no tier after the ``now``-th reads."""
+        for tier in self.job.tiers[:now + 1]:
+            if self.last_use.get(tier, -1) <= now:
+                raw = self.raw_path(tier)
+                if raw.exists() or rawstore.digest_path(raw).exists():
+                    raw.unlink(missing_ok=True)
+                    rawstore.digest_path(raw).unlink(missing_ok=True)
+                self.raw_sound.discard(tier)
 
     def seed_from(self, database: Path, count: int) -> None:
-        """Turn the first ``count`` tiers of a complete database into raw checkpoints."""
+        """Pack the first ``count`` tiers of a complete database as checkpoints (their
+        chunks copied, checked on the way); raw values come when a tier needs them."""
         with h5py.File(database, "r") as source:
             for tier in self.job.tiers[:count]:
-                dataset = source[dataset_path(self.game, tier)]
-                try:
-                    values = read_values(dataset)
-                except HDF5_ERRORS as error:
-                    raise ChecksumError(f"{self.game.tier_words(tier)}: {error}") from error
-                seconds = float(dataset.attrs.get("seconds", 0.0))
-                self.write(tier, values, seconds)
-                del values
+                where = dataset_path(self.game, tier)
+
+                def write(f: h5py.File, tier=tier, where=where) -> None:
+                    write_header(f, self.game, [tier])
+                    set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
+                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]],
+                                 self.game.tier_words(tier))
+
+                rawstore.stream_database(self.path(tier), write)
         self.completed = count
+
+
+def _last_uses(job: _Job) -> dict:
+    """Each tier's last reader: the place in ``job.tiers`` of the last tier that needs it."""
+    last: dict = {}
+    for i, tier in enumerate(job.tiers):
+        for child in job.game.child_tiers(tier):
+            last[child] = max(last.get(child, -1), i)
+    return last
 
 
 class _DirectWriter:
@@ -836,32 +913,26 @@ def _finish_header(f: h5py.File, seconds: float, threads: int | None) -> None:
     f.attrs["complete"] = True
 
 
-def _assemble_streamed(checkpoints: _RawCheckpoints, seconds: float, threads: int | None) -> None:
-    """Write the database of an out-of-core build into ``<out>.tmp`` tier by tier from
-    the raw checkpoints (each checked against its digest on the way), then rename it."""
+def _assemble_streamed(checkpoints: _OutOfCoreCheckpoints, seconds: float,
+                       threads: int | None) -> None:
+    """Write the database of an out-of-core build into ``<out>.tmp`` from its packed
+    checkpoints (their chunks copied as they are, each one's Fletcher32 checked on the
+    way), then rename it: on the disk, never whole in memory."""
     job, game = checkpoints.job, checkpoints.game
 
     def write(f: h5py.File) -> None:
         write_header(f, game, job.tiers)
         for tier in job.tiers:
             where = dataset_path(game, tier)
-            values = checkpoints.load(tier)
-            record = checkpoints.record(tier)
-            sha256 = rawstore.streamed_digest(values)
-            if sha256 != record.get("sha256"):
-                checkpoints.path(tier).unlink(missing_ok=True)
-                raise BuildError(
-                    f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
-                    "(its values do not match their SHA-256); it is deleted: run the same "
-                    "command again to rebuild it")
-            dataset = rawstore.write_dataset(f[where.rsplit("/", 1)[0]], game.tier_name(tier),
-                                             values, sha256, game.gzip_level)
-            for key, value in game.tier_attrs(tier).items():
-                dataset.attrs[key] = value
-            dataset.attrs["seconds"] = float(record.get("seconds", 0.0))
-            if "peak_rss_bytes" in record:
-                dataset.attrs["peak_rss_bytes"] = int(record["peak_rss_bytes"])
-            del values
+            with h5py.File(checkpoints.path(tier), "r") as source:
+                try:
+                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]], game.tier_words(tier))
+                except ChecksumError as error:
+                    checkpoints.path(tier).unlink(missing_ok=True)
+                    raise BuildError(
+                        f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
+                        f"({error}); it is deleted: run the same command again to rebuild it"
+                    ) from error
         _finish_header(f, seconds, threads)
 
     rawstore.stream_database(job.out, write)

@@ -36,13 +36,15 @@ def digest_path(raw: Path) -> Path:
     return raw.with_suffix(".sha256")
 
 
-def write_raw(path: Path, values: np.ndarray, seconds: float, peak_rss: int | None = None) -> str:
-    """Write ``values`` to ``path`` (.npy) and its digest beside it (with the seconds and
-    the peak resident set the tier took, when known); returns the digest."""
+def write_raw(path: Path, values: np.ndarray, seconds: float, peak_rss: int | None = None,
+              sha256: str | None = None) -> str:
+    """Write ``values`` to ``path`` (.npy) and its digest beside it (computed unless
+    given; with the seconds and the peak resident set the tier took, when known);
+    returns the digest."""
     values = np.ascontiguousarray(values)
     with _replaced(path) as handle:
         np.lib.format.write_array(handle, values, allow_pickle=False)
-    sha256 = digest(values)
+    sha256 = sha256 or digest(values)
     record = {"sha256": sha256, "seconds": round(float(seconds), 3), "values": int(values.size),
               "dtype": values.dtype.name}
     if peak_rss is not None:

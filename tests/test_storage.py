@@ -126,3 +126,33 @@ def test_positions_beyond_an_endgame_database(db5_low):
         assert db.probe(Position.parse("M O.... ..... ..O.. XX... ....O")).plies >= 0
         with pytest.raises(PositionNotInDatabaseError, match="0..4"):
             db.probe(Position.start())
+
+
+@pytest.mark.parametrize("size,dtype", [(100_003, np.uint16), (5, np.uint16), (70_000, np.uint8),
+                                        (3 * 32_768, np.uint16)])
+def test_chunks_filtered_by_retro_are_read_by_hdf5_as_its_own(tmp_path, size, dtype):
+    """An out-of-core build filters its chunks itself (shuffle, deflate, Fletcher32) on
+    several threads: HDF5 reads them back (checking each Fletcher32), and they hold what
+    HDF5's own filters write for the same ranks, with the checksum in the same order."""
+    import zlib
+
+    from retro.db.hdf5io import dataset_damage, encoder, fletcher32, frequency_codes, read_values
+    from retro.engine import rawstore
+
+    values = (np.random.default_rng(size).geometric(0.3, size) % 200).astype(dtype)
+    with h5py.File(tmp_path / "t.h5", "w") as f:
+        ours = rawstore.write_dataset(f, "ours", values, digest(values), 1, threads=2)
+        ranks = encoder(frequency_codes(values))[values]
+        f.create_dataset("hdf5", data=ranks, chunks=ours.chunks, compression="gzip",
+                         compression_opts=1, shuffle=True, fletcher32=True)
+    with h5py.File(tmp_path / "t.h5", "r") as f:
+        ours, theirs = f["ours"], f["hdf5"]
+        assert np.array_equal(read_values(ours), values)
+        assert np.array_equal(ours[:], theirs[:])
+        assert dataset_damage(ours) is None
+        for offset in range(0, size, ours.chunks[0]):
+            _, mine = ours.id.read_direct_chunk((offset,))
+            _, hdf5 = theirs.id.read_direct_chunk((offset,))
+            assert zlib.decompress(mine[:-4]) == zlib.decompress(hdf5[:-4])
+            for data in (mine, hdf5):
+                assert int.from_bytes(data[-4:], "little") == fletcher32(np.frombuffer(data[:-4], np.uint8))

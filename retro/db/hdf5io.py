@@ -170,7 +170,7 @@ def copy_dataset(source: h5py.Dataset, group: h5py.Group, what: str) -> None:
         target.attrs[key] = value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fletcher32(data):
     """HDF5's Fletcher32 of a byte array, computed as its filter does (H5_checksum_fletcher32).
 

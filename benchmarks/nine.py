@@ -191,6 +191,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 def child_build(variant: str, out: str, stage: str | None, threads: int | None) -> None:
     """In the child: build, then print the build's summary as JSON on stdout."""
+    from retro.engine import peak_rss
     from retro.engine.build import build
 
     notes: list[str] = []
@@ -198,7 +199,8 @@ def child_build(variant: str, out: str, stage: str | None, threads: int | None) 
                     progress=False, log=notes.append)
     print(json.dumps({"seconds": summary.seconds, "positions": summary.positions,
                       "file_bytes": summary.file_bytes, "notes": notes,
-                      "self_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                      "self_peak_rss_bytes": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                                                 peak_rss.highest() or 0)}))
 
 
 def run_build(variant: str, out: Path, stage: str | None, threads: int | None) -> dict:
@@ -223,9 +225,11 @@ def run_build(variant: str, out: Path, stage: str | None, threads: int | None) -
         "wall_seconds": round(wall, 3),
         "seconds": round(report["seconds"], 3),
         "startup_and_warm_up_seconds": round(wall - report["seconds"], 3),
-        # ru_maxrss of children is the largest of any child so far: the build is the only one
-        "peak_rss_bytes": max(peak_kb, before) * 1024,
-        "peak_rss_mb": round(max(peak_kb, before) / 1024, 1),
+        # ru_maxrss of children is the largest of any child so far: the build is the only one.
+        # An out-of-core build resets the kernel's record before each tier (its tiers'
+        # own peaks): the child reports its whole peak itself.
+        "peak_rss_bytes": max(peak_kb * 1024, before * 1024, report["self_peak_rss_bytes"]),
+        "peak_rss_mb": round(max(peak_kb * 1024, before * 1024, report["self_peak_rss_bytes"]) / 2**20, 1),
         "notes": report["notes"],
     }
 

@@ -934,6 +934,9 @@ def _assemble_streamed(checkpoints: _OutOfCoreCheckpoints, seconds: float,
                         f"({error}); it is deleted: run the same command again to rebuild it"
                     ) from error
         _finish_header(f, seconds, threads)
+        peak = peak_rss.highest()  # this run's (it resets the kernel's record per tier)
+        if peak is not None:
+            f.attrs["peak_rss_bytes"] = peak
 
     rawstore.stream_database(job.out, write)
 
@@ -957,4 +960,7 @@ def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) ->
                         f"({error}); it is deleted: run the same command again to rebuild it"
                     ) from error
         _finish_header(f, seconds, threads)
+        peak = peak_rss.highest()  # this run's (it resets the kernel's record per tier)
+        if peak is not None:
+            f.attrs["peak_rss_bytes"] = peak
     write_atomically(buffer.getbuffer(), job.out)

@@ -6,7 +6,9 @@
 
 The build (``retro.engine.build.build``, as ``retro build --force`` does it) runs in
 a child process, so that its wall time and peak memory (the child's maximum resident
-set, from ``getrusage(RUSAGE_CHILDREN)`` once it has exited) are its own. The wall
+set, from ``getrusage(RUSAGE_CHILDREN)`` once it has exited, or the child's own record
+where it is larger: an out-of-core build resets the kernel's record before each tier)
+are its own. The wall
 time includes the interpreter's start-up, the imports and the build's warm-up
 (numba compiling the kernels on a first run, else loading them from its cache);
 ``build.seconds`` is the time the build itself reports and writes into the file

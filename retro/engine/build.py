@@ -10,10 +10,10 @@ finished tier into its stored form, digests it, compresses it and writes its
 checkpoint while the next tier is solved.
 
 Checkpoints live in ``<out>.partial/``, one HDF5 file per finished tier, each written
-under a temporary name, flushed to the disk and renamed into place. A game built out of
-core (nine men's morris) writes each tier's file straight to the disk, and beside it the
-tier's raw values while a tier to come still reads them through a memory map. Killing a build
-at any moment loses at most the tier in progress; running the same command again
+under a temporary name, flushed to the disk and renamed into place. A game built out
+of core (nine men's morris) writes each tier's file straight to the disk, and beside it
+the tier's raw values while a tier to come still reads them through a memory map.
+Killing a build at any moment loses at most the tier in progress; running the same command again
 resumes after the last checkpoint. The database itself is assembled from the
 checkpoints (raw compressed chunks, copied) and renamed to ``<out>`` only once
 complete.
@@ -28,8 +28,8 @@ What protects a user's data:
   database: a damaged checkpoint is rebuilt, never assembled;
 * files are built in memory and written by Python (out of core: by HDF5 under a
   temporary name), so a full disk or a missing permission is one clean ``OSError``
-  (reported in one line, with the space to free) and never a half-written file; the space a build needs is estimated and
-  checked before it starts;
+  (reported in one line, with the space to free) and never a half-written file; the
+  space a build needs is estimated and checked before it starts;
 * an output (or its ``.lock``, ``.tmp`` or ``.partial``) that is a link, a device,
   a named pipe or a socket is refused, ``force`` or not: a build replaces its
   output, which would replace the device or the link rather than write through it;

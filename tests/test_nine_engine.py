@@ -105,16 +105,22 @@ def test_a_schedule_hands_out_what_keep_keeps_in_pieces_of_at_most_most():
 def test_the_peak_resident_set_is_reset_and_read():
     from retro.engine import peak_rss
 
+    def resident() -> int:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+
     if not peak_rss.reset():
         pytest.skip("this system cannot reset the peak resident set")
-    before = peak_rss.read()
-    block = np.ones(64 << 20, dtype=np.uint8)  # 64 MiB, touched
-    assert peak_rss.read() >= before + block.nbytes * 0.9
+    block = np.ones(256 << 20, dtype=np.uint8)  # touched, then given back
+    high = peak_rss.read()
+    assert high >= resident() - (4 << 20) and resident() >= block.nbytes
     del block
+    assert high - resident() > 192 << 20  # the peak stays where the block took it
     assert peak_rss.reset()
-    assert peak_rss.read() < before + (32 << 20)
-    # The whole process's peak survives the reset (the kernel's record does not).
-    assert peak_rss.highest() >= before + (64 << 20) * 0.9
+    assert peak_rss.read() < high - (128 << 20)
+    # The whole process's peak survives the reset (the kernel's record does not; it is
+    # updated lazily, so a few pages freed meanwhile may not count).
+    assert peak_rss.highest() >= high - (4 << 20)
 
 
 def test_the_3_3_sector_agrees_with_the_published_counts(three, both_ways):

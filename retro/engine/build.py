@@ -712,9 +712,13 @@ class _Checkpoints:
 
     def _new(self, tier) -> tuple:
         buffer, f = new_image()
+        self._header(f, tier)
+        return buffer, f
+
+    def _header(self, f: h5py.File, tier) -> None:
+        """The header of ``tier``'s checkpoint file."""
         write_header(f, self.game, [tier])
         set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
-        return buffer, f
 
     def write(self, tier, stored: np.ndarray, seconds: float) -> None:
         buffer, f = self._new(tier)
@@ -798,8 +802,7 @@ class _OutOfCoreCheckpoints(_Checkpoints):
             self.raw_sound.add(tier)
 
         def write(f: h5py.File) -> None:
-            write_header(f, self.game, [tier])
-            set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
+            self._header(f, tier)
             group = f[dataset_path(self.game, tier).rsplit("/", 1)[0]]
             dataset = rawstore.write_dataset(group, self.game.tier_name(tier), stored, sha256,
                                              self.game.gzip_level)
@@ -829,8 +832,7 @@ class _OutOfCoreCheckpoints(_Checkpoints):
                 where = dataset_path(self.game, tier)
 
                 def write(f: h5py.File, tier=tier, where=where) -> None:
-                    write_header(f, self.game, [tier])
-                    set_text(f.attrs, "checkpoint_tier", self.game.tier_name(tier))
+                    self._header(f, tier)
                     copy_dataset(source[where], f[where.rsplit("/", 1)[0]],
                                  self.game.tier_words(tier))
 
@@ -916,51 +918,39 @@ def _finish_header(f: h5py.File, seconds: float, threads: int | None) -> None:
 def _assemble_streamed(checkpoints: _OutOfCoreCheckpoints, seconds: float,
                        threads: int | None) -> None:
     """Write the database of an out-of-core build into ``<out>.tmp`` from its packed
-    checkpoints (their chunks copied as they are, each one's Fletcher32 checked on the
-    way), then rename it: on the disk, never whole in memory."""
-    job, game = checkpoints.job, checkpoints.game
-
-    def write(f: h5py.File) -> None:
-        write_header(f, game, job.tiers)
-        for tier in job.tiers:
-            where = dataset_path(game, tier)
-            with h5py.File(checkpoints.path(tier), "r") as source:
-                try:
-                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]], game.tier_words(tier))
-                except ChecksumError as error:
-                    checkpoints.path(tier).unlink(missing_ok=True)
-                    raise BuildError(
-                        f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
-                        f"({error}); it is deleted: run the same command again to rebuild it"
-                    ) from error
-        _finish_header(f, seconds, threads)
-        peak = peak_rss.highest()  # this run's (it resets the kernel's record per tier)
-        if peak is not None:
-            f.attrs["peak_rss_bytes"] = peak
-
-    rawstore.stream_database(job.out, write)
+    checkpoints, then rename it: on the disk, never whole in memory."""
+    rawstore.stream_database(checkpoints.job.out,
+                             lambda f: _copy_checkpoints(f, checkpoints, seconds, threads))
 
 
 def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) -> None:
     """Copy the checkpoints into the final file, then write it into place."""
-    job, game = checkpoints.job, checkpoints.game
     buffer, f = new_image()
     with f:
-        write_header(f, game, job.tiers)
-        for tier in job.tiers:
-            where = dataset_path(game, tier)
-            with h5py.File(checkpoints.path(tier), "r") as source:
-                try:
-                    copy_dataset(source[where], f[where.rsplit("/", 1)[0]],
-                                 game.tier_words(tier))
-                except ChecksumError as error:
-                    checkpoints.path(tier).unlink(missing_ok=True)
-                    raise BuildError(
-                        f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
-                        f"({error}); it is deleted: run the same command again to rebuild it"
-                    ) from error
-        _finish_header(f, seconds, threads)
-        peak = peak_rss.highest()  # this run's (it resets the kernel's record per tier)
-        if peak is not None:
-            f.attrs["peak_rss_bytes"] = peak
-    write_atomically(buffer.getbuffer(), job.out)
+        _copy_checkpoints(f, checkpoints, seconds, threads)
+    write_atomically(buffer.getbuffer(), checkpoints.job.out)
+
+
+def _copy_checkpoints(f: h5py.File, checkpoints: _Checkpoints, seconds: float,
+                      threads: int | None) -> None:
+    """The database in ``f``: its header, then every tier's dataset copied from its
+    checkpoint as it is stored (each chunk's Fletcher32 checked on the way: a damaged
+    checkpoint is deleted, to be rebuilt), then the build's figures."""
+    job, game = checkpoints.job, checkpoints.game
+    write_header(f, game, job.tiers)
+    for tier in job.tiers:
+        where = dataset_path(game, tier)
+        with h5py.File(checkpoints.path(tier), "r") as source:
+            try:
+                copy_dataset(source[where], f[where.rsplit("/", 1)[0]], game.tier_words(tier))
+            except ChecksumError as error:
+                checkpoints.path(tier).unlink(missing_ok=True)
+                raise BuildError(
+                    f"checkpoint {checkpoints.path(tier)} was damaged after it was written "
+                    f"({error}); it is deleted: run the same command again to rebuild it"
+                ) from error
+    _finish_header(f, seconds, threads)
+    # The whole run's peak (an out-of-core build resets the kernel's record per tier).
+    peak = peak_rss.highest()
+    if peak is not None:
+        f.attrs["peak_rss_bytes"] = peak

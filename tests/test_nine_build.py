@@ -106,12 +106,24 @@ def test_a_side_left_with_two_pieces_has_lost_by_the_rules(db_9mm3):
         assert db.probe(before).winner is Side.BLACK and db.probe(before).plies == 1
 
 
+def killed_at(game, out, tier, interrupt_at) -> None:
+    """A build of ``game`` into ``out`` killed as ``tier`` begins: its checkpoints stay."""
+    interrupt_at(tier)
+    with pytest.raises(KeyboardInterrupt):
+        build(game, out, progress=False)
+    interrupt_at(None)
+
+
+def resumed(game, out):
+    """The same build run again: its summary and what it said."""
+    notes: list[str] = []
+    return build(game, out, progress=False, log=notes.append), notes
+
+
 def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, interrupt_at):
     game = games.get(NINE, "3")
     out = tmp_path / "n3.h5"
-    interrupt_at(game.tiers()[4])
-    with pytest.raises(KeyboardInterrupt):
-        build(game, out, progress=False)
+    killed_at(game, out, game.tiers()[4], interrupt_at)
     tiers = game.tiers()
     packed = sorted(p.name for p in partial_path(out).glob("*.h5"))
     assert packed == sorted(f"{game.tier_name(t)}.h5" for t in tiers[:4])
@@ -123,9 +135,7 @@ def test_an_interrupted_build_resumes_to_the_same_bytes(tmp_path, db_9mm3, inter
     # The first run's tiers took (say) an hour: the file's build time counts it.
     with h5py.File(partial_path(out) / f"{game.tier_name(tiers[2])}.h5", "r+") as f:
         f[dataset_path(game, tiers[2])].attrs["seconds"] = 3600.0
-    interrupt_at(None)
-    notes = []
-    summary = build(game, out, progress=False, log=notes.append)
+    summary, notes = resumed(game, out)
     assert summary.resumed_from == game.tiers()[4]
     assert any("resuming" in note for note in notes)
     assert digests(out) == digests(db_9mm3)
@@ -139,17 +149,13 @@ def test_damaged_raw_values_are_written_again_from_their_packed_tier(tmp_path, d
     game = games.get(NINE, "3")
     tiers = game.tiers()
     out = tmp_path / "n3.h5"
-    interrupt_at(tiers[4])
-    with pytest.raises(KeyboardInterrupt):
-        build(game, out, progress=False)
+    killed_at(game, out, tiers[4], interrupt_at)
     read_later = [t for t in tiers[:4] if any(t in game.child_tiers(u) for u in tiers[4:])]
     damaged = partial_path(out) / f"{game.tier_name(read_later[0])}.npy"
     values = np.load(damaged)
     values[len(values) // 2] ^= 1
     np.save(damaged, values)
-    interrupt_at(None)
-    notes = []
-    summary = build(game, out, progress=False, log=notes.append)
+    summary, notes = resumed(game, out)
     assert summary.resumed_from == tiers[4]
     assert any("are damaged" in note and "do not match their SHA-256" in note and "written again"
                in note for note in notes)
@@ -160,14 +166,10 @@ def test_a_damaged_packed_checkpoint_is_rebuilt(tmp_path, db_9mm3, interrupt_at)
     game = games.get(NINE, "3")
     tiers = game.tiers()
     out = tmp_path / "n3.h5"
-    interrupt_at(tiers[3])
-    with pytest.raises(KeyboardInterrupt):
-        build(game, out, progress=False)
+    killed_at(game, out, tiers[3], interrupt_at)
     with h5py.File(partial_path(out) / f"{game.tier_name(tiers[1])}.h5", "r+") as f:
         f[dataset_path(game, tiers[1])].attrs["sha256"] = "0" * 64
-    interrupt_at(None)
-    notes = []
-    summary = build(game, out, progress=False, log=notes.append)
+    summary, notes = resumed(game, out)
     assert summary.resumed_from == tiers[1]
     assert any("is damaged" in note for note in notes)
     assert digests(out) == digests(db_9mm3)

@@ -404,7 +404,8 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     try:
         for i, tier in enumerate(todo, start=first):
             tier_started = time.perf_counter()
-            peak_rss.reset()
+            if game.out_of_core:  # each tier's own peak, recorded with it
+                peak_rss.reset()
             children = {child: memory.values(child) for child in game.child_tiers(tier)}
             values = _solve_tier(game, tier, children, advance)
             writer.submit(tier, values, time.perf_counter() - tier_started)

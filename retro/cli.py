@@ -17,8 +17,10 @@ import ipaddress
 import json
 import os
 import re
+import shutil
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -284,6 +286,29 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
     analyze.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
+    export = command(
+        "export", "write a win/draw/loss export of a database, for apps",
+        "Write who wins every position of a built database, without the distance: 2 bits "
+        "an entry, compressed in blocks of 2^18 entries (raw LZMA2), a fraction of the "
+        "database's size. probe opens it like a database (a win without its plies); "
+        "verify checks every block against its tier's SHA-256. The tier games only "
+        "(Three Musketeers' file already stores a byte a position). Written to "
+        "<out>.tmp and renamed when whole: an interrupted export leaves nothing behind.")
+    export.add_argument("path", metavar="PATH", type=Path, nargs="?",
+                        help=f"database file to export (default: the game's file, {FOUND})")
+    export.add_argument("--wdl", action="store_true",
+                        help="win/draw/loss only (the one export there is; required, so that "
+                        "later kinds stay explicit)")
+    export.add_argument("--game", metavar="NAME", help="the game whose default file to export")
+    export.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
+    export.add_argument("--out", type=Path, metavar="PATH",
+                        help="the export's file (default: the database's name with -wdl, "
+                        "beside it: nine-mens-morris-wdl.h5)")
+    export.add_argument("--force", action="store_true", help="replace an existing --out file")
+    export.add_argument("--threads", type=int, metavar="T",
+                        help="compressing threads (default: one per core)")
+    export.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+
     solve = command(
         "solve", "solve a position by a weak solver (df-pn or alpha-beta), without the database",
         "Solve a position top-down, independently of the retrograde builder and the "
@@ -376,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, name, " ".join(words) if words else None)
     handler = {
         "games": _games, "build": _build, "probe": _probe, "play": _play, "verify": _verify,
-        "analyze": _analyze, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
+        "analyze": _analyze, "export": _export, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
     }[args.command]
     try:
         return handler(args)
@@ -583,7 +608,7 @@ def _read_position(text: str, game=None):
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .db.database import open_database
+    from .db.database import WdlDatabase, open_database
     from .play import play_game
 
     stdin = _input("retro play reads your moves from it")
@@ -601,6 +626,9 @@ def _play(args: argparse.Namespace) -> int:
             game, _ = _read_position(args.start, forced)
         db = open_database(game=game)
     with db:
+        if isinstance(db, WdlDatabase):
+            raise UsageError(f"{db.path} is a win/draw/loss export: the perfect player hurries "
+                             "its wins and delays its losses, which takes the full database")
         start = db._position(args.start) if args.start is not None else None
         # Piped input is a script: an illegal move in it is an error, not a retry.
         return play_game(db, args.human, start, args.seed, stdin, strict=not stdin.isatty(),
@@ -647,9 +675,12 @@ def _check_game(path: Path, game) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from .db.wdl import is_wdl_file
     from .verify import verify
 
     path = _default_file(args)
+    if is_wdl_file(path):
+        return _verify_export(path, args)
     try:
         report = verify(path, progress=_bars(args), max_reports=args.max_reports,
                         fresh=args.fresh)
@@ -687,6 +718,84 @@ def _verify(args: argparse.Namespace) -> int:
                 print(f"  {d.position}: stored '{d.stored_outcome}' ({d.rule})")
     print("the database is correct" if report.ok else "the database is NOT correct")
     return 0 if report.ok else EXIT_FOUND_PROBLEMS
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .db.format import DatabaseFile
+    from .db.wdl import export_wdl, is_wdl_file
+
+    if not args.wdl:
+        raise UsageError("say which export: --wdl (win/draw/loss, the one there is)")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {args.threads}")
+    path = _default_file(args)
+    if is_wdl_file(path):
+        raise UsageError(f"{path} is already a win/draw/loss export; export the database it came from")
+    out = args.out if args.out is not None else path.with_name(f"{path.stem}-wdl.h5")
+    if out.resolve() == path.resolve():
+        raise UsageError(f"--out {out} is the database itself; name another file")
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; give --force to replace it, or another --out")
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; name a file")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: the folder {out.parent} does not exist")
+    file = DatabaseFile(path, cache_bytes=0)
+    try:
+        if file.game.name == games.DEFAULT_GAME:
+            raise UsageError("the win/draw/loss export covers the tier games; Three Musketeers' "
+                             "database already stores one byte a position")
+        entries = sum(file.dataset(t).shape[0] for t in file.tiers)
+    finally:
+        file.close()
+    free = shutil.disk_usage(out.parent).free
+    needed = entries // 8 + (64 << 20)  # at most about a bit an entry, as measured
+    if free < needed:
+        raise UsageError(f"not enough space for {out}: about {needed / 1e9:.1f} GB needed, "
+                         f"{free / 1e9:.1f} GB free; free {(needed - free) / 1e9:.1f} GB or "
+                         "choose another --out")
+    bar = progress_bar(entries, "export", enabled=_bars(args), unit="entries")
+    try:
+        summary = export_wdl(path, out, threads=args.threads,
+                             progress=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"wrote {out}: {summary['entries']:,} entries in {summary['bytes']:,} bytes "
+          f"({summary['bits_per_entry']:.3f} bits an entry) in {summary['seconds']:.1f} s")
+    return 0
+
+
+def _verify_export(path: Path, args: argparse.Namespace) -> int:
+    """A win/draw/loss export: every block decoded and each tier's SHA-256 compared (its
+    values were proven in the database it came from, whose digest it names)."""
+    from .db.database import open_database
+
+    started = time.monotonic()
+    with open_database(path) as db:
+        bar = progress_bar(len(db.tiers), "tiers", enabled=_bars(args), unit="tier", unit_scale=False)
+        failed = []
+        for tier in db.tiers:
+            problem = db.check(tier)
+            if problem is not None:
+                failed.append({"tier": db.game.tier_name(tier), "problem": problem})
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        report = {"path": str(db.path), "game": db.game.full_name, "tiers": len(db.tiers),
+                  "source_digest": db.source_digest, "damaged_tiers": failed,
+                  "seconds": round(time.monotonic() - started, 3), "ok": not failed}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"verifying {path} (a win/draw/loss export of {report['game']}, {report['tiers']} tiers)")
+        print(f"  {'FAIL' if failed else 'ok  '}  every block's Fletcher32 and every tier's SHA-256"
+              + "".join(f"\n        {f['tier']}: {f['problem']}" for f in failed[:args.max_reports]))
+        print(f"exported from the database of content digest {report['source_digest']}, which "
+              "retro verify proves position by position")
+        print("the export is intact" if not failed else "the export is NOT intact")
+    return 0 if not failed else EXIT_FOUND_PROBLEMS
 
 
 def _proven_a_tier_at_a_time(path: Path) -> bool:

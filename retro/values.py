@@ -164,20 +164,26 @@ class Outcome:
     def encoded(self, dtype) -> int:
         if self.winner is None:
             return draw_value(dtype)
-        return encode(self.winner.code == 0, self.plies)
+        plies = max_plies(dtype) if self.plies is None else self.plies  # as an export stores it
+        return encode(self.winner.code == 0, plies)
 
     def as_dict(self) -> dict:
         """``{"winner": side name or None, "plies": plies or None}``."""
         return {"winner": None if self.winner is None else self.winner.value, "plies": self.plies}
 
     def code(self) -> str:
-        """The short form: the winner's letter and the plies (``E33``, ``X5``), or ``D``."""
-        return "D" if self.winner is None else f"{self.winner.letter}{self.plies}"
+        """The short form: the winner's letter and the plies (``E33``, ``X5``), or ``D``
+        (a win whose distance is not known: the letter alone)."""
+        if self.winner is None:
+            return "D"
+        return self.winner.letter if self.plies is None else f"{self.winner.letter}{self.plies}"
 
     def __str__(self) -> str:
         if self.winner is None:
             return "a draw"
         who, plural = self.winner.title, self.winner.plural
+        if self.plies is None:  # a win/draw/loss export: who wins, not how fast
+            return f"{who} {'win' if plural else 'wins'}"
         if self.plies == 0:
             return won_text(self.winner)
         wins = "win" if plural else "wins"

@@ -50,6 +50,7 @@ from .format import (
     resume_command,
 )
 from .hdf5io import HDF5_ERRORS, digest, get_text, read_values, value_table
+from .wdl import FIRST_WINS, WdlFile, WdlReader, is_wdl_file, wdl_value
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
 
@@ -377,6 +378,63 @@ class DiskTierDatabase(TierDatabase):
             raise self._file.checksum_error(tier, error) from error
 
 
+class WdlDatabase(Database):
+    """A win/draw/loss export (``retro export --wdl``): who wins each position, not in
+    how many plies. Probes and moves answer with ``plies`` None for a win (0 for a
+    finished position); a principal line needs the full database.
+
+    Each probe decompresses the one block holding its entry (2^18 entries, about a
+    millisecond) and keeps the last few; every block read is checked against its
+    Fletcher32, ``retro verify`` checks every tier against its SHA-256.
+    """
+
+    def __init__(self, file: WdlFile) -> None:
+        super().__init__(file)
+        self._reader = WdlReader(file)
+        self._held = frozenset(self.tiers)
+        self._unknown = wdl_value(FIRST_WINS, self._value_type) >> 1  # the plies standing for "unknown"
+
+    @property
+    def in_memory(self) -> bool:
+        return False
+
+    @property
+    def source_digest(self) -> str:
+        """The content digest of the database it was exported from."""
+        return self._file.source_digest
+
+    def load(self) -> None:
+        """Nothing to do: entries are read as they are probed."""
+        self._check_open()
+
+    def check(self, tier) -> str | None:
+        """Why a tier cannot be trusted (every block decoded, its SHA-256 compared), or None."""
+        self._check_open()
+        return self._reader.check(tier)
+
+    def line_steps(self, position) -> list[tuple[object, object, Outcome]]:
+        raise DatabaseError(f"{self.path} is a win/draw/loss export: it holds who wins, not in "
+                            "how many plies, so it has no principal line; use the full database")
+
+    def _outcome(self, value: int, side) -> Outcome:
+        outcome = super()._outcome(value, side)
+        if outcome.winner is not None and outcome.plies == self._unknown:
+            return Outcome(outcome.winner, None, side)
+        return outcome
+
+    def _value(self, position) -> int:
+        game = self.game
+        if not game.stored(position) or position.is_over():  # a finished one's 0 plies are known
+            return game.finished_value(position)
+        tier = game.tier_of(position)
+        if tier not in self._held:
+            raise PositionNotInDatabaseError(
+                f"{self.path} does not hold the tier of {position} ({game.tier_name(tier)}): "
+                "it was exported from a database of part of the game")
+        entry = self._reader.entry(tier, game.index(position))
+        return game.value_for(position, wdl_value(entry, self._value_type))
+
+
 def open_database(path: str | os.PathLike | None = None, *, game: Game | str | None = None,
                   size: int | None = None, in_memory: bool = False,
                   cache_bytes: int = DEFAULT_CACHE_BYTES, hint: Game | None = None) -> Database:
@@ -455,6 +513,13 @@ def _check_game(db: Database, asked: Game | str) -> None:
 def _open(path: Path, *, in_memory: bool, cache_bytes: int) -> Database:
     from .musketeers import HDF5_CACHE_BYTES, MusketeersDatabase
 
+    if is_wdl_file(path):
+        wdl = WdlFile(path)
+        try:
+            return WdlDatabase(wdl)
+        except BaseException:
+            wdl.close()
+            raise
     file = DatabaseFile(path, cache_bytes=0 if in_memory else HDF5_CACHE_BYTES)
     try:
         file.check_layout()
@@ -549,5 +614,5 @@ class DatabasePool:
 
 __all__ = [
     "BatchPositionError", "BoardMismatchError", "Database", "DatabasePool", "GameOverError",
-    "RNG", "TierDatabase", "build_command", "choose", "open_database", "preference",
+    "RNG", "TierDatabase", "WdlDatabase", "build_command", "choose", "open_database", "preference",
 ]

@@ -243,6 +243,9 @@ class DatabaseFile:
         attrs = self.file.attrs
         # ``in`` asks HDF5 and fails on a damaged header, where ``get`` would say "absent".
         kind = get_text(attrs, "format") if "format" in attrs else None
+        if kind == "retro-wdl":  # retro.db.wdl.FORMAT, which open_database opens itself
+            raise NotADatabaseError(f"{self.path} is a win/draw/loss export (retro export --wdl); "
+                                    "this needs the full database it was exported from")
         if kind not in (FORMAT, LEGACY_FORMAT):
             raise NotADatabaseError(f"{self.path} is an HDF5 file but not a retro database")
         version = int(attrs["format_version"])

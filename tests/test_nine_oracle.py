@@ -416,11 +416,10 @@ def test_values_do_not_depend_on_the_colour(solution):
     assert solution.value("W 0 0 WWW ... ... ...... ... ... BBB") != ("white", 1)
 
 
-def test_the_flying_sector_matches_the_published_counts(solution):
-    # The 3-3 sector (hands empty, 3 each), one position per class under the 16
-    # symmetries: 140,621 won for the side to move, 28,736 lost, 269 drawn (Malom's and
-    # eigenraum's counts); the longest loss 26 plies (Gasser 1996).
-    ok = valid(MOVING_W)
+def _classes_of(sector):
+    """The valid entries ``(a, b)`` of a 3-3 sector and which are the least of their class
+    under the 16 symmetries."""
+    ok = valid(sector)
     n = ok.shape[0]
     a, b = np.nonzero(ok)
     key = a.astype(np.int64) * n + b
@@ -428,11 +427,36 @@ def test_the_flying_sector_matches_the_published_counts(solution):
     for perm in _symmetries():
         maps = _set_maps(perm)
         np.minimum(least, maps[3][a].astype(np.int64) * n + maps[3][b], out=least)
-    first = least == key
+    return a, b, least == key
+
+
+def test_the_flying_sector_matches_the_published_counts(solution):
+    # The 3-3 sector (hands empty, 3 each), one position per class under the 16
+    # symmetries: 140,621 won for the side to move, 28,736 lost, 269 drawn (Malom's and
+    # eigenraum's counts); the longest loss 26 plies (Gasser 1996).
+    a, b, first = _classes_of(MOVING_W)
     outcome = solution.outcome[MOVING_W][a, b][first]
     plies = solution.plies[MOVING_W][a, b][first]
     assert ((outcome == 1).sum(), (outcome == -1).sum(), (outcome == 0).sum()) == (140_621, 28_736, 269)
     assert plies[outcome == -1].max() == 26
+
+
+@needs_retro
+def test_the_positions_after_the_last_placement(solution, retro):
+    # What the sixth placement reaches with no piece taken: 3 against 3 with no mill (each
+    # mill closed while placing takes a piece), White to move, one per symmetry class.
+    from retro.analyze.outofcore import analyze
+
+    a, b, first = _classes_of(MOVING_W)
+    white, black = sets(3)[a], sets(3)[b]
+    no_mill = np.ones(len(a), dtype=bool)
+    for mill in MILLS:
+        no_mill &= ((white & mill) != mill) & ((black & mill) != mill)
+    outcome = solution.outcome[MOVING_W][a, b][first & no_mill]
+    placed = analyze(retro[0].path, progress=False)["after_placement"]
+    assert placed["tier"] == "moving_3_3" and placed["pieces"] == 3
+    assert (placed["positions"], placed["white_wins"], placed["black_wins"], placed["draws"]) == (
+        len(outcome), int((outcome == 1).sum()), int((outcome == -1).sum()), int((outcome == 0).sum()))
 
 
 def test_the_start(solution):

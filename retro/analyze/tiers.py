@@ -208,6 +208,13 @@ def report_text(report: dict) -> str:
                     line += "".join(f" {_plies(row.get(key)):>{w}}" for key, w in
                                     (("longest_win", 11), ("longest_loss", 12)))
                 lines.append(line)
+    placed = report.get("after_placement")
+    if placed and placed["positions"]:
+        n = placed["positions"]
+        lines.append(f"\nafter the last placement with no piece taken ({placed['pieces']} against "
+                     f"{placed['pieces']} pieces, no mill, White to move): {n:,} distinct positions; "
+                     f"White wins {placed['white_wins'] / n:.1%}, Black wins "
+                     f"{placed['black_wins'] / n:.1%}, draws {placed['draws'] / n:.1%}")
     reach = report.get("reachable")
     if reach:
         lines.append(f"\nreachable from {reach['start']}: {reach['entries']:,} positions, "

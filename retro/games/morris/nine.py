@@ -433,6 +433,24 @@ class NineMensMorris(Morris):
                                      t.sym_bytes, t.binomial, out)
         return out
 
+    def after_placement_tier(self):
+        """The tier of the positions after the last placement when no piece was taken (all
+        pieces on the board, White to move): None unless both sides have as many pieces."""
+        if self.white_pieces != self.black_pieces:
+            return None  # who moves first once the hands are empty depends on the line
+        return (0, 0, self.pieces, self.pieces)
+
+    def mill_free(self, tier, entries: np.ndarray) -> np.ndarray:
+        """Whether the position at each of ``entries`` has no mill of either side: the
+        positions that the last placement reaches without a piece taken, since each mill
+        closed while placing takes one."""
+        t = self.index_tables
+        out = np.empty(len(entries), dtype=np.bool_)
+        nine_rules.mill_free(np.ascontiguousarray(entries, dtype=np.int64), self._sector_table(tier),
+                             t.set_index, t.class_base, t.representatives, t.stabilisers,
+                             t.sym_bytes, t.binomial, self.board.lines, out)
+        return out
+
     def tier_kernels(self, tier, children: dict) -> TierKernels:
         args, slots = self._kernel_tables(tier)
         home = self._layout[0].index(tuple(tier))

@@ -662,3 +662,17 @@ def canonical_entries(entries, sectors, set_index, class_base, representatives, 
         j = sector_row(entries[i], sectors)
         entry, _ = sector_entry(mover, other, set_index, stabilisers, sym_bytes, binomial)
         out[i] = sectors[j, 4] + entry
+
+
+@njit(cache=True, parallel=True)
+def mill_free(entries, sectors, set_index, class_base, representatives, stabilisers, sym_bytes,
+              binomial, lines, out):
+    """Whether the position stored at each of ``entries`` has no mill of either side."""
+    for i in prange(len(entries)):
+        mover, other, _, _, _ = decode(entries[i], sectors, set_index, class_base,
+                                       representatives, stabilisers, sym_bytes, binomial)
+        free = True
+        for line in lines:
+            if (mover & line) == line or (other & line) == line:
+                free = False
+        out[i] = free

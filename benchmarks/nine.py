@@ -1,8 +1,8 @@
 """Benchmark: build a nine men's morris database, then probe it; prints JSON figures.
 
     python benchmarks/nine.py [--pieces P|W,B] [--stage moving] [--threads T] [--out DIR]
-                              [--probes N] [--seed S] [--serve]
-    python benchmarks/nine.py --db PATH [--probes N] [--seed S] [--serve]
+                              [--probes N] [--seed S] [--wdl] [--serve]
+    python benchmarks/nine.py --db PATH [--probes N] [--seed S] [--wdl] [--serve]
 
 The build (``retro.engine.build.build``, as ``retro build --force`` does it) runs in
 a child process, so that its wall time and peak memory (the child's maximum resident
@@ -57,6 +57,21 @@ call. On a machine shared with other work every figure moves with its load:
 ``machine.load_average_before`` is read before the build, and
 ``probe_ms.load_average_before`` before the probes. ``stage`` is ``"moving"`` for a
 moving-phase file and ``"whole game"`` for a file of every position.
+
+Export (``--wdl``, after the probes): ``retro export --wdl`` of the file into the same
+folder (a temporary one with ``--db``), timed in this process: ``wdl.seconds``,
+``wdl.bytes``, ``wdl.bits_per_entry``; then the same positions probed in the export
+(page cache dropped first): ``wdl.probe_ms.cold`` and ``warm``, and ``wdl.disagreements``,
+positions whose winner differs from the full database's (must be 0). The export is
+removed afterwards unless the build's ``--out`` keeps the file.
+
+Totals per phase (``totals.phases``): the moving phase's tiers (``moving_*``) and the
+placement phase's (``hand_*``): tiers, entries, tier seconds, stored bytes, largest
+tier peak. ``targets`` (the standard game's, issue 25) compares the figures measured
+with the issue's: the whole game's tier seconds (and the build's own seconds) within 4
+hours, its peak (``file_peak_rss_bytes``: the file's root attribute, the whole build's
+peak) and the file within 12 GB, the export within 2 GB, a cold probe's p99 within 5 ms,
+the server within 500 MB over 2 workers; each with ``met`` (null when not measured).
 
 Serve (``--serve``, after the probes; the file measured, built or ``--db``): ``retro
 serve --db PATH --port 0 --workers 2`` in a child process (the port from its first
@@ -125,8 +140,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=f"{title}\n\n{rest}",
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      usage="%(prog)s [--pieces P|W,B] [--stage moving] [--threads T] "
-                     "[--out DIR] [--probes N] [--seed S] [--serve] | --db PATH [--probes N] "
-                     "[--seed S] [--serve]")
+                     "[--out DIR] [--probes N] [--seed S] [--wdl] [--serve] | --db PATH "
+                     "[--probes N] [--seed S] [--wdl] [--serve]")
     parser.add_argument("--pieces", metavar="P|W,B",
                         help="the variant to build: P pieces each (3..9) or W,B, White's and "
                         "Black's counts (4,3); default 4")
@@ -143,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="build nothing: measure this nine men's morris file")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed of the probed positions (default: 0)")
+    parser.add_argument("--wdl", action="store_true",
+                        help="then export the file's win/draw/loss (retro export --wdl) and "
+                        "probe the same positions in the export: its size, time and latency")
     parser.add_argument("--serve", action="store_true",
                         help="then serve the file (built or --db) with retro serve --workers 2 "
                         f"and probe the same positions over HTTP, {SERVE_CONCURRENCY} at a time: "
@@ -294,10 +312,26 @@ def file_figures(path: Path):
         "bytes_per_entry": round(stored / entries, 4) if entries else None,
         "file_bytes": file_bytes,
         "file_mb": round(file_bytes / 1e6, 3),
+        "file_peak_rss_bytes": (int(metadata["peak_rss_bytes"]) if "peak_rss_bytes" in metadata
+                                else None),
+        "phases": {phase: _phase([r for r in rows if r["name"].startswith(prefix)])
+                   for phase, prefix in (("moving", "moving_"), ("placement", "hand_"))},
     }
     threads = metadata.get("threads")
     return game, stage, rows, totals, int(threads) if threads is not None else None, \
         metadata.get("retro_version")
+
+
+def _phase(rows: list) -> dict | None:
+    if not rows:
+        return None
+    entries = sum(r["entries"] for r in rows)
+    seconds = sum(r["seconds"] for r in rows)
+    return {"tiers": len(rows), "entries": entries, "tier_seconds": round(seconds, 3),
+            "entries_per_second": round(entries / seconds) if seconds else None,
+            "stored_bytes": sum(r["stored_bytes"] for r in rows),
+            "tier_peak_rss_bytes_max": max((r["peak_rss_bytes"] for r in rows
+                                            if r["peak_rss_bytes"] is not None), default=None)}
 
 
 # --- the probes ---------------------------------------------------------------------------
@@ -451,6 +485,64 @@ def probe_figures(path: Path, stage: str | None, count: int, seed: int) -> tuple
     return probes, moves_ms, positions
 
 
+# --- the export -----------------------------------------------------------------------------
+
+
+def wdl_figures(path: Path, folder: Path, positions: list, keep: bool) -> dict:
+    """Export ``path`` to ``folder``, then probe ``positions`` in the export (see the
+    module docstring)."""
+    from retro import open_database
+    from retro.db.wdl import export_wdl
+
+    out = folder / f"{path.stem}-wdl.h5"
+    out.unlink(missing_ok=True)
+    try:
+        summary = export_wdl(path, out)
+        with open_database(path) as db:
+            expected = [db.probe(p).winner for p in positions]
+        page_cache = drop_page_cache(out)
+        with open_database(out) as db:
+            cold, answers = [], []
+            for position in positions:
+                started = time.perf_counter()
+                answers.append(db.probe(position).winner)
+                cold.append(time.perf_counter() - started)
+            warm = []
+            for position in positions:
+                started = time.perf_counter()
+                db.probe(position)
+                warm.append(time.perf_counter() - started)
+        return {"file": str(out.resolve()) if keep else None, "seconds": round(summary["seconds"], 3),
+                "bytes": summary["bytes"], "bits_per_entry": round(summary["bits_per_entry"], 4),
+                "entries": summary["entries"], "page_cache": page_cache,
+                "probe_ms": {"cold": latency(cold), "warm": latency(warm)},
+                "disagreements": sum(a is not b for a, b in zip(answers, expected))}
+    finally:
+        if not keep:
+            out.unlink(missing_ok=True)
+
+
+def targets(build: dict, totals: dict, probes: dict, wdl: dict | None, served: dict | None) -> dict:
+    """The issue's targets for the whole standard game against the figures measured."""
+    def row(measured, limit, unit):
+        return {"measured": measured, "target": limit, "unit": unit,
+                "met": None if measured is None else measured <= limit}
+
+    seconds = build.get("seconds") or totals["build_seconds"]
+    peak = max([v for v in (totals["file_peak_rss_bytes"], build.get("peak_rss_bytes"),
+                            totals["tier_peak_rss_bytes_max"]) if v is not None], default=None)
+    pss = served.get("memory", {}).get("total_pss_mb") if served else None
+    return {
+        "tier_hours": row(round(totals["tier_seconds_sum"] / 3600, 3), 4, "h"),
+        "build_hours": row(round(seconds / 3600, 3) if seconds else None, 4, "h"),
+        "peak_gb": row(None if peak is None else round(peak / 1e9, 3), 12, "GB"),
+        "file_gb": row(round(totals["file_bytes"] / 1e9, 3), 12, "GB"),
+        "wdl_gb": row(round(wdl["bytes"] / 1e9, 3) if wdl else None, 2, "GB"),
+        "probe_cold_p99_ms": row(probes["cold"]["p99"], 5, "ms"),
+        "serve_total_pss_mb": row(pss, 500, "MB"),
+    }
+
+
 # --- the server -----------------------------------------------------------------------------
 
 
@@ -598,6 +690,13 @@ def main() -> None:
             build = {"built": False, "file": str(path.resolve()), "seconds": totals["build_seconds"],
                      "retro_version_of_file": version}
         probes, moves, positions = probe_figures(path, stage, args.probes, args.seed)
+        wdl = None
+        if args.wdl:
+            keep = args.db is None and args.out is not None  # beside the kept build
+            if args.db is not None:  # never beside someone's file: a folder removed after
+                scratch = tempfile.mkdtemp(prefix="retro-nine-")
+            wdl = wdl_figures(path, Path(scratch) if args.db is not None else path.parent,
+                              positions, keep)
         served = serve_figures(path, positions) if args.serve else None
     finally:
         if scratch is not None:
@@ -613,7 +712,10 @@ def main() -> None:
         "totals": totals,
         "probe_ms": probes,
         "moves_ms": moves,
+        **({"wdl": wdl} if wdl is not None else {}),
         **({"serve": served} if served is not None else {}),
+        **({"targets": targets(build, totals, probes, wdl, served)}
+           if stage is None and game.variant == "9" else {}),
         "machine": machine,
         "retro_version": retro.__version__,
     }, indent=2))

@@ -63,7 +63,8 @@ folder (a temporary one with ``--db``), timed in this process: ``wdl.seconds``,
 ``wdl.bytes``, ``wdl.bits_per_entry``; then the same positions probed in the export
 (page cache dropped first): ``wdl.probe_ms.cold`` and ``warm``, and ``wdl.disagreements``,
 positions whose winner differs from the full database's (must be 0). The export is
-removed afterwards unless the build's ``--out`` keeps the file.
+removed afterwards unless the build's ``--out`` keeps the file or ``--keep-wdl DIR``
+names a folder to write it into and keep it.
 
 Totals per phase (``totals.phases``): the moving phase's tiers (``moving_*``) and the
 placement phase's (``hand_*``): tiers, entries, tier seconds, stored bytes, largest
@@ -141,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      usage="%(prog)s [--pieces P|W,B] [--stage moving] [--threads T] "
                      "[--out DIR] [--probes N] [--seed S] [--wdl] [--serve] | --db PATH "
-                     "[--probes N] [--seed S] [--wdl] [--serve]")
+                     "[--probes N] [--seed S] [--wdl [--keep-wdl DIR]] [--serve]")
     parser.add_argument("--pieces", metavar="P|W,B",
                         help="the variant to build: P pieces each (3..9) or W,B, White's and "
                         "Black's counts (4,3); default 4")
@@ -161,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--wdl", action="store_true",
                         help="then export the file's win/draw/loss (retro export --wdl) and "
                         "probe the same positions in the export: its size, time and latency")
+    parser.add_argument("--keep-wdl", type=Path, metavar="DIR",
+                        help="with --wdl: write the export into DIR and keep it")
     parser.add_argument("--serve", action="store_true",
                         help="then serve the file (built or --db) with retro serve --workers 2 "
                         f"and probe the same positions over HTTP, {SERVE_CONCURRENCY} at a time: "
@@ -174,6 +177,10 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse what cannot be used, in one line (status 2); fill in the variant."""
     from retro import games
 
+    if args.keep_wdl is not None and not args.wdl:
+        parser.error("--keep-wdl DIR keeps the export of --wdl: give --wdl too")
+    if args.keep_wdl is not None and args.keep_wdl.exists() and not args.keep_wdl.is_dir():
+        parser.error(f"--keep-wdl {args.keep_wdl} is not a folder")
     if args.db is not None:
         given = [name for name, value in (("--pieces", args.pieces), ("--stage", args.stage),
                                           ("--threads", args.threads), ("--out", args.out))
@@ -692,11 +699,16 @@ def main() -> None:
         probes, moves, positions = probe_figures(path, stage, args.probes, args.seed)
         wdl = None
         if args.wdl:
-            keep = args.db is None and args.out is not None  # beside the kept build
-            if args.db is not None:  # never beside someone's file: a folder removed after
+            keep = args.keep_wdl is not None or (args.db is None and args.out is not None)
+            if args.keep_wdl is not None:
+                args.keep_wdl.mkdir(parents=True, exist_ok=True)
+                folder = args.keep_wdl
+            elif args.db is not None:  # never beside someone's file: a folder removed after
                 scratch = tempfile.mkdtemp(prefix="retro-nine-")
-            wdl = wdl_figures(path, Path(scratch) if args.db is not None else path.parent,
-                              positions, keep)
+                folder = Path(scratch)
+            else:
+                folder = path.parent  # beside the build: kept with --out, else removed with it
+            wdl = wdl_figures(path, folder, positions, keep)
         served = serve_figures(path, positions) if args.serve else None
     finally:
         if scratch is not None:

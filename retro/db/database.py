@@ -39,7 +39,7 @@ from ..errors import (  # BatchPositionError and GameOverError re-exported
     PositionNotInDatabaseError,
 )
 from ..games.protocol import Game
-from ..values import Outcome, draw_value, preference_keys, won_text
+from ..values import Outcome, draw_value, not_a_position, preference_keys, won_text
 from . import locations
 from .format import (
     DatabaseFile,
@@ -49,7 +49,7 @@ from .format import (
     partial_path,
     resume_command,
 )
-from .hdf5io import HDF5_ERRORS, digest, get_text, read_values, value_table
+from .hdf5io import CHUNK_BYTES, CODES, HDF5_ERRORS, digest, get_text, read_values
 from .wdl import FIRST_WINS, WdlFile, WdlReader, is_wdl_file, wdl_value
 
 DEFAULT_CACHE_BYTES = 64 << 20  # decompressed chunks kept per database (Three Musketeers)
@@ -348,23 +348,26 @@ class DiskTierDatabase(TierDatabase):
     SHA-256 and its moves, and each chunk read is checked against its Fletcher32.
     """
 
-    CACHE_BYTES = 32 << 20  # HDF5's chunk caches over all tiers (each at least 256 kB)
+    CACHE_BYTES = 32 << 20  # HDF5's chunk caches over all tiers (each at least one chunk)
 
     def __init__(self, file: DatabaseFile) -> None:
         Database.__init__(self, file)
         self._values: dict = {}  # tier -> its HDF5 dataset, read as probed
-        self._tables: dict = {}  # tier -> its stored numbers' values, where it stores ranks
+        self._codes: dict = {}  # tier -> the values its stored numbers stand for (None: themselves)
         # HDF5 keeps a chunk cache per open dataset: one budget for them all, so that a
-        # server worker of the standard game's hundreds of tiers stays small.
+        # server worker of the standard game's 525 tiers stays small (a cache smaller
+        # than a chunk would keep none).
         access = h5py.h5p.create(h5py.h5p.DATASET_ACCESS)
-        access.set_chunk_cache(521, max(1 << 18, self.CACHE_BYTES // max(1, len(self.tiers))), 0.75)
+        access.set_chunk_cache(521, max(CHUNK_BYTES, self.CACHE_BYTES // max(1, len(self.tiers))), 0.75)
         for tier in self.tiers:
             try:
                 name = dataset_path(self.game, tier).encode()
                 self._values[tier] = h5py.Dataset(h5py.h5d.open(file.file.id, name, dapl=access))
-                self._tables[tier] = value_table(self._values[tier])
+                codes = self._values[tier].attrs.get(CODES)
+                self._codes[tier] = None if codes is None else [int(c) for c in codes]
             except HDF5_ERRORS as error:
                 raise file.checksum_error(tier, error) from error
+        self._invalid = not_a_position(self._value_type)
 
     def load(self) -> None:
         """Nothing to do: values are read as they are probed."""
@@ -372,10 +375,15 @@ class DiskTierDatabase(TierDatabase):
 
     def _read(self, tier, values, entry: int) -> int:
         try:
-            table = self._tables[tier]
-            return int(values[entry]) if table is None else int(table[values[entry]])
+            stored = int(values[entry])
         except HDF5_ERRORS as error:
             raise self._file.checksum_error(tier, error) from error
+        codes = self._codes[tier]
+        if codes is None:
+            return stored
+        # A number past the codes (only a damaged file has one) reads as "not a
+        # position", which every reader refuses, as hdf5io.value_table has it.
+        return codes[stored] if stored < len(codes) else self._invalid
 
 
 class WdlDatabase(Database):

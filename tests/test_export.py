@@ -93,7 +93,7 @@ def test_the_nine_mens_morris_export_agrees_with_its_database(db_9mm3, nine_expo
         game, checked = full.game, 0
         for tier in full.tiers:
             size = int(full._values[tier].shape[0])
-            for entry in rng.sample(range(size), min(size, 3000)):
+            for entry in rng.sample(range(size), min(size, 1000)):
                 position = game.position_at(tier, entry)
                 if position is None or position.is_over():
                     continue
@@ -101,7 +101,7 @@ def test_the_nine_mens_morris_export_agrees_with_its_database(db_9mm3, nine_expo
                 assert got.winner is expected.winner, position
                 assert got.plies is None or got.is_draw, position
                 checked += 1
-        assert checked > 5_000
+        assert checked > 2_000
         start = full.game.start()
         def winners(db):
             return sorted((str(move), str(outcome.winner)) for move, outcome in db.moves(start))

@@ -722,7 +722,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from .db.format import DatabaseFile
-    from .db.wdl import export_wdl, is_wdl_file
+    from .db.wdl import NOT_FOR_MUSKETEERS, export_wdl, is_wdl_file
 
     if not args.wdl:
         raise UsageError("say which export: --wdl (win/draw/loss, the one there is)")
@@ -743,8 +743,7 @@ def _export(args: argparse.Namespace) -> int:
     file = DatabaseFile(path, cache_bytes=0)
     try:
         if file.game.name == games.DEFAULT_GAME:
-            raise UsageError("the win/draw/loss export covers the tier games; Three Musketeers' "
-                             "database already stores one byte a position")
+            raise UsageError(NOT_FOR_MUSKETEERS)
         entries = sum(file.dataset(t).shape[0] for t in file.tiers)
     finally:
         file.close()

@@ -53,6 +53,8 @@ SYMBOLS = "0: the second side wins, 1: the first side wins, 2: a draw (in the ti
 SECOND_WINS, FIRST_WINS, DRAW = 0, 1, 2
 BLOCKS_AT_ONCE = 64  # blocks read from the source and compressed together
 FILE_CHUNK = 1 << 20  # bytes in each HDF5 chunk of a tier's blocks
+NOT_FOR_MUSKETEERS = ("the win/draw/loss export covers the tier games; Three Musketeers' "
+                      "database already stores one byte a position")
 
 
 def is_wdl_file(path: Path) -> bool:
@@ -81,8 +83,7 @@ def fill_gaps(symbols: np.ndarray, previous: int) -> np.ndarray:
         return symbols
     where = np.where(gaps, 0, np.arange(1, len(symbols) + 1))
     np.maximum.accumulate(where, out=where)
-    filled = np.concatenate([np.array([previous], np.uint8), symbols])[where]
-    return filled
+    return np.concatenate([np.array([previous], np.uint8), symbols])[where]
 
 
 def pack(symbols: np.ndarray) -> np.ndarray:
@@ -112,8 +113,7 @@ def export_wdl(source: str | os.PathLike, out: str | os.PathLike, *, threads: in
     try:
         game = file.game
         if game.name == games.DEFAULT_GAME:
-            raise DatabaseError("the win/draw/loss export covers the tier games; Three "
-                                "Musketeers' database already stores one byte a position")
+            raise DatabaseError(NOT_FOR_MUSKETEERS)
         digest = file.content_digest()
         entries = 0
         with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool, \

@@ -216,6 +216,8 @@ def _parser() -> argparse.ArgumentParser:
     probe.add_argument("--game", metavar="NAME",
                        help="the game, where its notation alone does not say (default: the "
                        "game whose notation reads the position)")
+    probe.add_argument("--variant", metavar="V", help="the game's variant, with --game "
+                       "(four-player-race: jump)")
     probe.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     probe.add_argument("--json", action="store_true",
                        help='print {"position", "game", "winner", "plies", "moves": [...]} per '
@@ -239,6 +241,8 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--game", metavar="NAME",
                       help="the game, when no --db names it (default: the game of --start, "
                       f"else {games.DEFAULT_GAME})")
+    play.add_argument("--variant", metavar="V", help="the game's variant, with --game "
+                       "(four-player-race: jump)")
     play.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     play.add_argument("--as", dest="human", metavar="SIDE",
                       help="your side (default: the side that moves first: musketeers, X, ...)")
@@ -263,6 +267,8 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"database file (default: the game's file, {FOUND})")
     verify.add_argument("--game", metavar="NAME", help="the game whose default file to verify "
                         f"(default: {games.DEFAULT_GAME})")
+    verify.add_argument("--variant", metavar="V", help="the game's variant, with --game "
+                       "(four-player-race: jump)")
     verify.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
@@ -281,6 +287,8 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"database file (default: the game's file, {FOUND})")
     analyze.add_argument("--game", metavar="NAME", help="the game whose default file to analyze "
                          f"(default: {games.DEFAULT_GAME})")
+    analyze.add_argument("--variant", metavar="V", help="the game's variant, with --game "
+                       "(four-player-race: jump)")
     analyze.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
     analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
@@ -319,9 +327,16 @@ def _parser() -> argparse.ArgumentParser:
         "--exact also finds in how many plies and a principal line.", positions=True)
     solve.add_argument("position", metavar="POSITION", nargs="+",
                        help="position to solve (quotes optional)")
-    solve.add_argument("--method", choices=METHODS,
+    solve.add_argument("--method", choices=(*METHODS, "maxn"),
                        help=f"weak solver (default: {DEFAULT_METHOD} for Three Musketeers, "
-                       "alphabeta for tic-tac-toe)")
+                       "alphabeta for tic-tac-toe); maxn: the four-player race's max^n tree, "
+                       "grown breadth-first as the 2020 report does (repeated states marked, "
+                       "their values ignored), its root vector and size")
+    solve.add_argument("--utilities", metavar="V1/V2/V3/V4[/V0]",
+                       help="--method maxn: the utility vector of a win by each player, comma-"
+                       "separated numbers, vectors separated by '/', then optionally that of "
+                       "a game without a winner (default: the report's, "
+                       "200,10,30,10/100,300,150,200/150,200,400,300/220,330,440,500/0,0,0,0)")
     solve.add_argument("--board", type=int, choices=rules.SIZES,
                        help="board size (checked against the position's)")
     solve.add_argument("--exact", action="store_true",
@@ -331,6 +346,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="nine men's morris: a database holding the moving phase (retro build "
                        "--stage moving); the search runs over the placement phase down to it "
                        "(Gasser's method) and answers who wins")
+    solve.add_argument("--variant", metavar="V", help="the game's variant, with --game "
+                       "(four-player-race: jump)")
+    solve.add_argument("--game", metavar="NAME", help="the game, where its notation alone does "
+                       "not say (default: the game whose notation reads the position)")
     solve.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -495,7 +514,10 @@ def _forced_game(args: argparse.Namespace):
     if pieces is not None:
         return games.get(NINE, pieces)
     name = getattr(args, "game", None)
-    return games.get(name) if name else None
+    variant = getattr(args, "variant", None)
+    if variant is not None and not name:
+        raise UsageError("--variant needs --game: the game whose variant it is")
+    return games.get(name, variant) if name else None
 
 
 def _game_of(args: argparse.Namespace):
@@ -583,7 +605,7 @@ def _probe(args: argparse.Namespace) -> int:
             hint = _read_position(args.position, forced)[0]
         except PositionError:
             hint = None
-        db = open_database(args.db, game=forced if forced is not None and args.pieces else args.game,
+        db = open_database(args.db, game=forced if forced is not None and (args.pieces or args.variant) else args.game,
                            hint=hint)
         position = db._position(args.position)
     else:
@@ -618,7 +640,7 @@ def _play(args: argparse.Namespace) -> int:
             hint = _read_position(args.start, forced)[0] if args.start is not None else forced
         except PositionError:
             hint = None
-        db = open_database(args.db, game=forced if forced is not None and args.pieces else args.game,
+        db = open_database(args.db, game=forced if forced is not None and (args.pieces or args.variant) else args.game,
                            hint=hint)
     else:
         game = forced or games.get()
@@ -846,7 +868,11 @@ def _solve(args: argparse.Namespace) -> int:
     forced = _forced_game(args)
     if args.db is not None or (forced is not None and forced.name == NINE):
         return _solve_by_search(args, forced)
-    game, position = games.identify(args.position)
+    game, position = _read_position(args.position, forced)
+    if args.method == "maxn" or game.players > 2:
+        return _solve_maxn(args, game, position)
+    if args.utilities is not None:
+        raise UsageError("--utilities is for --method maxn")
     if args.board is not None:
         if game.name != games.DEFAULT_GAME:
             raise UsageError(f"--board is for {games.DEFAULT_GAME}, and the position is {game.title}")
@@ -889,6 +915,44 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         print(f"alpha-beta: {stats.nodes:,} nodes, {stats.table_hits:,} table hits, "
               f"{stats.cutoffs:,} cut-offs, {stats.seconds:.2f} s")
+    return 0
+
+
+def _solve_maxn(args: argparse.Namespace, game, position) -> int:
+    """The max^n value of the tree grown breadth-first from ``position`` (retro.search.maxn)."""
+    from .search.maxn import UtilitiesError, maxn, parse_utilities
+
+    if args.method != "maxn":
+        raise UsageError(f"{game.name} is searched by --method maxn (the report's max^n tree); "
+                         "its exact values for every player are in its database: retro probe")
+    for flag, given in (("--exact", args.exact), ("--board", args.board is not None),
+                        ("--table-bits", args.table_bits is not None), ("--db", args.db is not None)):
+        if given:
+            raise UsageError(f"{flag} is not for --method maxn")
+    players = len(game.sides)
+    try:
+        if args.utilities is not None:
+            utilities = parse_utilities(args.utilities, players)
+        elif hasattr(game, "report_utilities"):
+            utilities = game.report_utilities
+        else:
+            raise UsageError(f"{game.name} has no utility vectors of its own: give --utilities")
+        result = maxn(position, utilities, key=getattr(game, "tree_key", None))
+    except UtilitiesError as error:
+        raise UsageError(str(error)) from None
+    names = [side.value for side in game.sides]
+    if args.json:
+        print(json.dumps(dict(result.as_dict(names), game=game.full_name, method="maxn")))
+        return 0
+    print(position)
+    if result.value is None:
+        print("max^n value: none (every move leads to a repeated state)")
+    else:
+        print("max^n value: {" + ", ".join(f"{n}: {v}" for n, v in zip(names, result.value)) + "}")
+    if result.line:
+        print("max^n line: " + " ".join(result.line))
+    print(f"tree: {result.states:,} states (breadth first), {result.repeated:,} repeated states "
+          f"marked, {result.finished:,} finished, {result.depth} plies deep, {result.seconds:.2f} s")
     return 0
 
 

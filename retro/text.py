@@ -18,7 +18,7 @@ from numba import njit
 from . import games
 from .errors import ChecksumError, DatabaseError, PositionError, echoed
 from .games.musketeers.position import Position, Side
-from .values import Outcome, won_text
+from .values import Outcome, Standing, won_text
 
 GOES_ON = "the game goes on"  # what result_text says of a position that is not over
 ECHO_LIMIT = 40  # characters of a bad batch line repeated in its error line (as quoted)
@@ -51,6 +51,8 @@ def format_probe(position, outcome: Outcome, moves: list, *, one_line: bool = Fa
     """
     listing = ", ".join(f"{move} {outcome_code(after)}" for move, after in moves)
     first, second = f"{position}: {outcome}", f"{outcome_code(outcome)} -> [{listing}]"
+    if isinstance(outcome, Standing):  # every player's value: "L16 L14 L8 L22"
+        first += f" ({position.side.title} to move)"
     return f"{first}; {second}" if one_line else f"{first}\n{second}"
 
 
@@ -58,8 +60,15 @@ def probe_json(position, outcome: Outcome, moves: list, game=None) -> dict:
     """``{"position", "game", "winner", "plies", "moves": [{"move", "winner", "plies"}, ...]}``.
 
     ``winner`` is a side's name, or None for a draw (``plies`` None too). Three
-    Musketeers' object keeps the form of retro 0.2, without ``game``.
+    Musketeers' object keeps the form of retro 0.2, without ``game``. A game of more
+    than two players answers ``{"position", "game", "to_move", "values": {"P1":
+    {"result", "plies"}, ...}, "moves": [{"move", "position", "values"}, ...]}``.
     """
+    if isinstance(outcome, Standing):
+        return {"position": str(position), "game": game.full_name, "to_move": position.side.value,
+                "values": outcome.as_dict(),
+                "moves": [{"move": str(move), "position": str(position.play(move)),
+                           "values": after.as_dict()} for move, after in moves]}
     head = {"position": str(position)}
     if game is not None and game.name != games.DEFAULT_GAME:
         head["game"] = game.full_name

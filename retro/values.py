@@ -191,3 +191,87 @@ class Outcome:
 
 
 _OUTCOMES: dict[tuple, Outcome] = {}
+
+
+# --- games of more than two players ------------------------------------------------------
+
+WIN, LOSS, DRAW = "win", "loss", "draw"
+
+
+@dataclass(frozen=True)
+class PlayerValue:
+    """One player's value in a game of more than two players: that player against the
+    others together. ``result`` is ``"win"`` (it can force being first on its goal, in
+    ``plies``: it hurries, the others delay), ``"loss"`` (the others together can force
+    that it is not, in ``plies``: they hurry, it delays) or ``"draw"`` (neither: play can
+    go on forever; ``plies`` None)."""
+
+    player: object
+    result: str
+    plies: int | None
+
+    @classmethod
+    def from_value(cls, value: int, player, dtype=np.uint8) -> PlayerValue:
+        """The value stored in ``player``'s game (the first side is that player)."""
+        value = int(value)
+        if value == draw_value(dtype):
+            return cls(player, DRAW, None)
+        if value == not_a_position(dtype):
+            raise ValueError("the value of an index entry that is not a position")
+        return cls(player, WIN if value & 1 else LOSS, value >> 1)
+
+    def code(self) -> str:
+        """The short form: ``W5``, ``L16`` or ``D``."""
+        return "D" if self.result == DRAW else f"{self.result[0].upper()}{self.plies}"
+
+    def as_dict(self) -> dict:
+        """``{"result": "win" | "loss" | "draw", "plies": n or None}``."""
+        return {"result": self.result, "plies": self.plies}
+
+    def __str__(self) -> str:
+        who = self.player.title
+        if self.result == DRAW:
+            return f"{who} draws"
+        plies = f"{self.plies} {'ply' if self.plies == 1 else 'plies'}"
+        if self.result == WIN:
+            return f"{who} has won" if self.plies == 0 else f"{who} wins in {plies}"
+        return f"{who} has lost" if self.plies == 0 else f"{who} loses in {plies}"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Every player's value in a position of a game of more than two players (in the
+    order of the game's sides), and whose turn it is."""
+
+    values: tuple[PlayerValue, ...]
+    side_to_move: object
+
+    def __getitem__(self, player) -> PlayerValue:
+        """The value of ``player`` (a side, its name such as ``"P1"``, or its code)."""
+        if isinstance(player, str):
+            player = type(self.side_to_move)(player)
+        return self.values[player if isinstance(player, int) else player.code]
+
+    def __iter__(self):
+        return iter(self.values)
+
+    @property
+    def winner(self):
+        """The player who can force a win (at most one can), or None."""
+        return next((v.player for v in self.values if v.result == WIN), None)
+
+    @property
+    def plies(self) -> int | None:
+        """The plies of the forced win, or None."""
+        return next((v.plies for v in self.values if v.result == WIN), None)
+
+    def code(self) -> str:
+        """The short form: each player's code, ``L16 L14 L8 L22``."""
+        return " ".join(v.code() for v in self.values)
+
+    def as_dict(self) -> dict:
+        """``{"P1": {"result", "plies"}, ...}``."""
+        return {v.player.value: v.as_dict() for v in self.values}
+
+    def __str__(self) -> str:
+        return "; ".join(str(v) for v in self.values)

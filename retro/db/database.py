@@ -535,6 +535,10 @@ def _open(path: Path, *, in_memory: bool, cache_bytes: int) -> Database:
             return MusketeersDatabase(file, in_memory=in_memory, cache_bytes=cache_bytes)
         if file.game.out_of_core:
             return DiskTierDatabase(file)
+        if file.game.players > 2:
+            from .players import PlayersDatabase
+
+            return PlayersDatabase(file)
         return TierDatabase(file)
     except BaseException:
         file.close()

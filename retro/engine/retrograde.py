@@ -140,12 +140,15 @@ def retrograde(side, finished, starts, child_tier, child_entry, flat, offsets, d
                 else:
                     continue  # scheduled at another level than it was decided at
                 decided[i] = True
-            lost = (0 if out[i] & 1 else 1) != side[i]  # for the side to move at i
+            # Whether i is won for the side to move at a parent: values are the first
+            # side's (flip 0; the side to move need not change, as in a player's game
+            # against three others) or the side to move's (flip 1: it always changes).
+            winner = 0 if out[i] & 1 else 1
             for q in range(parent_starts[i], parent_starts[i + 1]):
                 p = parents[q]
                 if decided[p]:
                     continue
-                if lost:
+                if (winner == side[p]) != (flip == 1):
                     if win_level[p] > level + 1:
                         if level + 1 > levels:
                             return p

@@ -15,6 +15,7 @@ from .morris.nine import NineMensMorris
 from .musketeers import ThreeMusketeers
 from .notation import position_tokens
 from .protocol import Game, Side
+from .race import FourPlayerRace
 from .tictactoe import TicTacToe
 
 GAMES: dict[str, type[Game]] = {
@@ -26,6 +27,7 @@ GAMES: dict[str, type[Game]] = {
         ThreeMensMorrisDiagonal,
         SixMensMorris,
         NineMensMorris,
+        FourPlayerRace,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name

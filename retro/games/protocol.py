@@ -72,6 +72,15 @@ The game may also store a tier in another order than its entries' (``to_stored``
 and add header attributes and tables (``header``). ``compressed_fraction`` bounds the
 compressed bytes per stored byte over its tiers, for the build's disk-space estimate.
 
+More than two players
+---------------------
+A game of more than two ``players`` (the four-player race) is solved as one two-sided
+game per player: that player (side 0) against the others together (side 1). Each tier
+is one player's game; ``player_tiers()`` lists them in the order of ``sides``, and a
+position has the same entry, ``index(position)``, in each (``tier_of`` names the first
+player's). ``Side.other`` means nothing there; the probe API answers every player's
+value (:meth:`retro.db.database.Database.probe_players`).
+
 Presentation
 ------------
 ``geometry()`` describes the board to a page that knows no rules (squares of a grid,
@@ -256,6 +265,7 @@ class Game:
     notation: ClassVar[str]  # the notation in a sentence or two
     references: ClassVar[tuple[dict[str, str], ...]] = ()  # {"title", "url"} each
     sides: ClassVar[type[Side]]
+    players: ClassVar[int] = 2  # more: each tier is one player's game against the rest
     value_dtype: ClassVar[Any] = np.uint8
     variants: ClassVar[tuple[str, ...]] = ("",)
     symmetries: ClassVar[int] = 1

@@ -87,6 +87,18 @@ def db_9mm3(db_dir):
     return build("nine-mens-morris", db_dir / "nine-mens-morris-3.h5", variant="3", progress=False).path
 
 
+@pytest.fixture(scope="session")
+def db_race(db_dir):
+    """The four-player race, every player's game (under a second)."""
+    return build("four-player-race", db_dir / "four-player-race.h5", progress=False).path
+
+
+@pytest.fixture(scope="session")
+def db_race_jump(db_dir):
+    return build("four-player-race", db_dir / "four-player-race-jump.h5", variant="jump",
+                 progress=False).path
+
+
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""

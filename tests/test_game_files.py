@@ -43,12 +43,12 @@ def one_error_line(stderr: str, words: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def files(db3, db4, db_ttt, db_3mm, db_3mm_diagonal, db_6mm, db_9mm3):
+def files(db3, db4, db_ttt, db_3mm, db_3mm_diagonal, db_6mm, db_9mm3, db_race):
     """One database per registered game (Three Musketeers: two board sizes; nine men's
     morris: 3 pieces each)."""
     return {"three-musketeers 3x3": db3, "three-musketeers 4x4": db4, "tic-tac-toe": db_ttt,
             "three-mens-morris": db_3mm, "three-mens-morris-diagonal": db_3mm_diagonal,
-            "six-mens-morris": db_6mm, "nine-mens-morris 3": db_9mm3}
+            "six-mens-morris": db_6mm, "nine-mens-morris 3": db_9mm3, "four-player-race": db_race}
 
 
 def test_every_game_covered(files):

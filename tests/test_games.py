@@ -54,7 +54,8 @@ def test_index_round_trips_and_children_land_in_declared_tiers(game):
     big = sum(game.tier_size(t) for t in game.tiers()) > 10**6
     for tier, entry, position in sample_positions(game, rng, 40 if big else SAMPLES):
         seen += 1
-        assert game.tier_of(position) == tier
+        # A game of more than two players holds each position in every player's tier.
+        assert game.tier_of(position) == tier or (game.players > 2 and tier in game.player_tiers())
         assert game.index(position) == entry
         assert game.parse(str(position)) == position
         allowed = {tier, *game.child_tiers(tier)}
@@ -65,7 +66,8 @@ def test_index_round_trips_and_children_land_in_declared_tiers(game):
             if not game.stored(child):  # its mover has lost: the rules give its value
                 assert child.is_over() and game.index(child) == -1
                 continue
-            assert game.tier_of(child) in allowed, (position, move)
+            # Each player's tier of a game of more players holds the children too.
+            assert (tier if game.players > 2 else game.tier_of(child)) in allowed, (position, move)
             assert game.parse_move(str(move)) == move
     assert seen > 0
 
@@ -88,18 +90,23 @@ def test_the_expansion_is_the_positions_own_moves(game):
             if position is None:
                 assert not children and expansion.finished[entry] != OPEN
                 continue
-            # A game storing values from the mover's view stores one side: the mover, 0.
-            assert expansion.side[entry] == (0 if game.relative_values else position.side.code)
+            # A game storing values from the mover's view stores one side: the mover, 0;
+            # a player's tier of a game of more players: that player 0, the others 1.
+            player = game.player_tiers().index(tier) if game.players > 2 else None
+            side = (0 if game.relative_values else position.side.code if player is None
+                    else int(position.side.code != player))
+            assert expansion.side[entry] == side
             if position.is_over():
                 finished = game.value_for(position, int(expansion.finished[entry]))
-                assert not children and finished == game.finished_value(position)
+                which = () if player is None else (player,)
+                assert not children and finished == game.finished_value(position, *which)
                 continue
             assert expansion.finished[entry] == OPEN
             expected = Counter()
             for move in position.legal_moves():
                 child = position.play(move)
                 if game.stored(child):
-                    expected[(game.tier_of(child), game.index(child))] += 1
+                    expected[(tier if player is not None else game.tier_of(child), game.index(child))] += 1
                 else:  # a child whose mover has lost: the expansion's last slot, entry 0
                     expected[(expansion.tiers[-1], 0)] += 1
             assert children == expected, position
@@ -130,7 +137,10 @@ def test_every_game_is_registered_once_with_a_default_file():
     for game in games.every_game():
         assert games.get(game.name, game.variant) is game
         assert game.rules and game.description and game.notation
-        assert game.sides.from_code(0).code == 0 and game.sides.from_code(1).other.code == 0
+        assert game.sides.from_code(0).code == 0
+        assert len(game.sides) == game.players
+        if game.players == 2:
+            assert game.sides.from_code(1).other.code == 0
 
 
 def test_a_retro_0_2_file_opens_with_every_value(db3, tmp_path):

@@ -51,6 +51,8 @@ class PlayersDatabase(TierDatabase):
         return self._standing(self._position(position))
 
     def value(self, position) -> int:
+        """Refused: a game of more than two players has a value per player (:meth:`values`)."""
+        self._position(position)  # a position of another game says so first
         raise TypeError(f"{self.game.title} has a value per player: use values() or probe()")
 
     def values(self, position) -> tuple[int, ...]:

@@ -29,6 +29,7 @@ A move is ``a1-b1`` (from, to); a jump ``a1-c1``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Collection
 
 import numpy as np
@@ -38,11 +39,12 @@ from ...errors import (
     MoveSyntaxError,
     NotationError,
     SideError,
+    UnknownCharacterError,
     counted,
     quoted,
 )
 from ...values import not_a_position
-from ..notation import position_tokens, tidy_move
+from ..notation import invisible_character, position_tokens, tidy_move
 from ..protocol import FILES, OPEN, Expansion, Game, grid_text, whole_numbers
 from ..protocol import Side as SideBase
 from . import rules
@@ -113,30 +115,34 @@ class Move:
 
 @dataclass(frozen=True)
 class Position:
-    """A position of the race: the player to move, the four players' squares (0..15,
-    a1 = 0, d4 = 15) and whether jumps are allowed (the variant; not written)."""
+    """A position of the race: the player to move, the squares of Players 1 to 4
+    (``p1``..``p4``, 0..15: a1 = 0, d1 = 3, a4 = 12, d4 = 15) and whether jumps are
+    allowed (the variant; the notation does not write it)."""
 
     side: Side
-    squares: tuple[int, int, int, int]
+    p1: int
+    p2: int
+    p3: int
+    p4: int
     jump: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, Side):
             raise SideError(f"the player to move must be a four-player-race Side, not {self.side!r}")
-        squares = tuple(self.squares) if isinstance(self.squares, (tuple, list)) else None
-        if squares is None or len(squares) != rules.PLAYERS:
-            raise NotationError("a position has the squares of the four players")
-        for k, square in enumerate(squares):
-            if isinstance(square, bool) or not isinstance(square, (int, np.integer)):
-                raise TypeError(f"the square of player {k + 1} must be an int, not {type(square).__name__}")
+        whole_numbers(self, "p1", "p2", "p3", "p4")
+        for k, square in enumerate(self.squares):
             if not 0 <= square < rules.SQUARES:
                 raise NotationError(f"player {k + 1}'s square {square} is off the 4x4 board (0 to 15)")
-        object.__setattr__(self, "squares", tuple(int(s) for s in squares))
         if not isinstance(self.jump, bool):
             raise TypeError(f"jump must be True or False, not {type(self.jump).__name__}")
         problem = _why_not_a_position(self.side.code, self.squares)
         if problem:
             raise NotationError(problem)
+
+    @property
+    def squares(self) -> tuple[int, int, int, int]:
+        """The squares of Players 1 to 4."""
+        return (self.p1, self.p2, self.p3, self.p4)
 
     @classmethod
     def parse(cls, text: str, jump: bool = False) -> Position:
@@ -144,10 +150,15 @@ class Position:
             raise NotationError(f"a position must be text, not {type(text).__name__}")
         tokens = position_tokens(text)
         if not tokens:
-            raise SideError(f"empty position: write the player to move, then the four players' squares, "
-                            f"like {quoted(EXAMPLE)}")
+            raise SideError(f"empty position: write the side to move (P1 to P4), then the four players' "
+                            f"squares, like {quoted(EXAMPLE)}")
         if tokens[0] not in Side.__members__:
-            raise SideError(f"unknown player to move {quoted(tokens[0])}: expected P1, P2, P3 or P4")
+            raise SideError(f"unknown side to move {quoted(tokens[0])}: expected P1, P2, P3 or P4")
+        invisible = invisible_character(tokens[1:])
+        if invisible is not None:
+            number, char = invisible
+            raise UnknownCharacterError(f"unknown character {quoted(char)} in player {number}'s square: "
+                                        "write squares a1 to d4")
         names = [token.lower() for token in tokens[1:]]
         if len(names) != rules.PLAYERS:
             raise NotationError(f"{counted(len(names), 'square')} after the player to move: write the "
@@ -156,7 +167,7 @@ class Position:
             if name not in SQUARE_OF:
                 raise NotationError(f"player {k + 1}'s square {quoted(name)} is not a square of "
                                     "the 4x4 board (a1 to d4)")
-        return cls(Side(tokens[0]), tuple(SQUARE_OF[name] for name in names), jump)
+        return cls(Side(tokens[0]), *(SQUARE_OF[name] for name in names), jump)
 
     def __str__(self) -> str:
         return " ".join([self.side.value, *(NAMES[s] for s in self.squares)])
@@ -166,7 +177,7 @@ class Position:
 
     @classmethod
     def start(cls, jump: bool = False) -> Position:
-        return cls(Side.P1, tuple(int(s) for s in rules.START), jump)
+        return cls(Side.P1, *(int(s) for s in rules.START), jump)
 
     def square_of(self, player: Side) -> str:
         """The square ``player`` stands on."""
@@ -174,17 +185,27 @@ class Position:
 
     def winner(self) -> Side | None:
         """The player who has reached its goal (the game is over), or None."""
+        return self._winner
+
+    def is_over(self) -> bool:
+        return self._winner is not None or not self._targets()
+
+    # Searches ask a position for its winner and moves several times: the rules' kernels
+    # answer once per position.
+    @cached_property
+    def _winner(self) -> Side | None:
         result = rules.status(self.side.code, np.array(self.squares, dtype=np.int64), rules.GOAL)
         return Side.from_code(result) if result >= 0 else None  # type: ignore[return-value]
 
-    def is_over(self) -> bool:
-        return self.winner() is not None or not self._targets()
-
-    def _targets(self) -> list[int]:
+    @cached_property
+    def _target_squares(self) -> tuple[int, ...]:
         out = np.empty(4, dtype=np.int64)
         n = rules.targets(self.side.code, np.array(self.squares, dtype=np.int64), self.jump,
                           rules.STEP, rules.BEYOND, out)
-        return [int(t) for t in out[:n]]
+        return tuple(int(t) for t in out[:n])
+
+    def _targets(self) -> tuple[int, ...]:
+        return self._target_squares
 
     def legal_moves(self) -> list[Move]:
         if self.winner() is not None:
@@ -213,7 +234,7 @@ class Position:
                                    f"{', '.join(NAMES[t] for t in self._targets())}")
         squares = list(self.squares)
         squares[self.side.code] = target
-        return Position(self.side.next_player, tuple(squares), self.jump)
+        return Position(self.side.next_player, *squares, self.jump)
 
     def symmetric_images(self) -> list[Position]:
         """Only itself: no symmetry of the board keeps the players' turn order."""
@@ -366,7 +387,7 @@ class FourPlayerRace(Game):
         mover = int(rules.decode(entry, squares))
         if rules.status(mover, squares, rules.GOAL) == rules.NOT_A_POSITION:
             return None
-        return Position(Side.from_code(mover), tuple(int(s) for s in squares), self.jump)  # type: ignore[arg-type]
+        return Position(Side.from_code(mover), *(int(s) for s in squares), self.jump)  # type: ignore[arg-type]
 
     def positions_in(self, tier: int) -> int:
         """The legal positions (each tier holds them all, in its player's game)."""

@@ -4,7 +4,8 @@
   reachability from the standard start and charts);
 * :mod:`.tiers`: every other game (per tier and side to move: wins, losses and draws,
   the longest wins, the start and its first moves, reachability);
-* :mod:`.outofcore`: games too large for memory (nine men's morris), a chunk at a time.
+* :mod:`.outofcore`: games too large for memory (nine men's morris), a chunk at a time;
+* :mod:`.players`: games of more than two players (the four-player race), per player.
 
 :func:`analyze` picks the one for the file's game; :func:`analysis_text` prints either
 report.
@@ -28,6 +29,10 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
         from .musketeers import analyze as analyze_musketeers
 
         return analyze_musketeers(path, progress=progress, reach=reach)
+    if game.players > 2:
+        from .players import analyze as analyze_players
+
+        return analyze_players(path, progress=progress, reach=reach)
     if game.out_of_core:
         from .outofcore import analyze as analyze_out_of_core
 
@@ -43,6 +48,10 @@ def analysis_text(report: dict) -> str:
         from ..text import analysis_text as musketeers_text
 
         return musketeers_text(report)
+    if "players" in report:
+        from .players import report_text as players_text
+
+        return players_text(report)
     from .tiers import report_text
 
     return report_text(report)

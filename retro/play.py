@@ -39,7 +39,7 @@ import numpy as np
 from .db.database import RNG, Database, GameOverError, choose
 from .errors import IllegalMoveError, NotationError, UnknownCommandError, quoted  # re-exported
 from .text import format_probe
-from .values import Outcome
+from .values import Outcome, Standing
 
 COMMANDS = {
     "hint": "show a best move",
@@ -101,6 +101,8 @@ def computer_move(db: Database, position, rng: RNG = None):
     Raises :class:`~retro.db.database.GameOverError` when the game is over.
     """
     position = db._position(position)
+    if db.game.players > 2:  # the perfect player of every player (retro.db.players)
+        return db.best_move(position, rng)
     best = db.best_moves(position)
     if best[0][1].winner is position.side:
         return choose(best, rng)[0]
@@ -123,7 +125,12 @@ def board_text(position, game=None) -> str:
     return game.board_text(position)
 
 
-def _describe(outcome: Outcome, human) -> str:
+def _describe(outcome: Outcome | Standing, human) -> str:
+    if isinstance(outcome, Standing):  # every player's value: the human's first
+        own = outcome[human]
+        verdict = {"win": "you win", "loss": "you lose", "draw": "nobody can force the end"}[own.result]
+        others = "; ".join(str(v) for v in outcome if v.player is not human)
+        return f"{own}: {verdict} with perfect play ({others})"
     if outcome.winner is None:
         return f"{outcome} with perfect play"
     verdict = "you win" if outcome.winner is human else "you lose"
@@ -136,19 +143,21 @@ def verdict(game, position, human) -> str:
     """The end of a game in the player's words: ``You win: <why>.``, ``You lose: ...``
     or ``A draw: ...``."""
     winner = position.winner()
-    words = "A draw" if winner is None else "You win" if winner is human else "You lose"
+    nobody = "Nobody wins" if game.players > 2 else "A draw"
+    words = nobody if winner is None else "You win" if winner is human else "You lose"
     return f"{words}: {game.finished_reason(position).split(':')[0]}."
 
 
 def score(moves: list, first_side) -> str:
     """Moves played as a numbered score: ``1. e1-d1 d2-d1 2. c3-c2`` (``1. ... d2-d1``
-    when the game began with the second side to move)."""
+    when the game began with another side to move); a number per round of every side."""
     parts, number = [], 1
+    last = len(type(first_side)) - 1
     for i, (side, move) in enumerate(moves):
         if side is first_side or i == 0:
             parts.append(f"{number}." if side is first_side else f"{number}. ...")
         parts.append(str(move))
-        if side is not first_side:
+        if side.code == last:
             number += 1
     return " ".join(parts)
 
@@ -193,7 +202,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
     position = db._position(game.start() if start is None else start)
     db.probe(position)  # refuses a position the database cannot answer, before any output
     rng = np.random.default_rng(seed)
-    computer = human.other
+    computers = [side for side in game.sides if side is not human]
     echo = not _is_terminal(inp)
     first_side = game.sides.from_code(0)  # numbers the score: "1." is its move
     played: list = []  # (side, move) from the start
@@ -215,7 +224,8 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
     def example() -> str:
         return _example(position, human)
 
-    say(f"You play {_side_words(game, human)}; the computer plays {_side_words(game, computer)}.")
+    say(f"You play {_side_words(game, human)}; the computer plays "
+        f"{', '.join(_side_words(game, side) for side in computers)}.")
     if position.side is human or position.is_over():
         show()
     introduced = False
@@ -226,7 +236,7 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
             if played:
                 say(f"moves: {score(played, first_side)}")
             return 0
-        if position.side is computer:
+        if position.side is not human:
             move = computer_move(db, position, rng)
             position, marked = _advance(game, position, move, played, seen)
             say(f"The computer plays {move}.")
@@ -274,7 +284,8 @@ def play_game(db: Database, human=None, start=None, seed: int | None = None,
                     seen[text] -= 1
                 del played[count:]
                 marked = []
-                say("undone: your last move and the computer's answer")
+                say("undone: your last move and the computer's answer"
+                    + ("s" if len(computers) > 1 else ""))
                 show()
         else:
             try:
@@ -381,12 +392,12 @@ def _glyph(game, side) -> str:
 def _example(position, side) -> str:
     """A legal move of ``side`` to show as an example: one of its moves here, or after
     the opponent's first move when the opponent is to move."""
-    if position.side is side:
+    for _ in range(len(type(side))):  # the side's moves here, or after the others' first moves
         moves = position.legal_moves()
-    else:
-        moves = next((after.legal_moves() for after in (position.play(m) for m in position.legal_moves())
-                      if after.legal_moves()), [])
-    return str(moves[0]) if moves else "c3-c2"
+        if position.side is side or not moves:
+            break
+        position = position.play(moves[0])
+    return str(moves[0]) if moves and position.side is side else "c3-c2"
 
 
 __all__ = [

@@ -158,10 +158,21 @@ def finish_text(position, game=None) -> str | None:
     return game.finished_reason(position)
 
 
-def move_json(move, after, outcome: Outcome) -> dict:
+def value_json(outcome: Outcome | Standing) -> dict:
+    """``{"winner", "plies"}`` of an outcome (None for a draw); for a game of more than two
+    players also ``"values"`` (each player's), ``winner`` being the player who can force
+    a win, if any."""
+    if isinstance(outcome, Standing):
+        winner = outcome.winner
+        return {"winner": None if winner is None else winner.value, "plies": outcome.plies,
+                "values": outcome.as_dict()}
+    return outcome.as_dict()
+
+
+def move_json(move, after, outcome: Outcome | Standing) -> dict:
     """``{"move", "position", "winner", "plies"}``: a move, where it leads and that
-    position's value (``winner`` and ``plies`` None for a draw)."""
-    return {"move": str(move), "position": str(after), **outcome.as_dict()}
+    position's value (``winner`` and ``plies`` None for a draw; see :func:`value_json`)."""
+    return {"move": str(move), "position": str(after), **value_json(outcome)}
 
 
 def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
@@ -178,8 +189,8 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
         "position": str(position),
         **where,
         "side": position.side.value,
-        **outcome.as_dict(),
-        "value": str(outcome),
+        **value_json(outcome),
+        "value": outcome.summary() if isinstance(outcome, Standing) else str(outcome),
         "over": reason is not None,
         "result": reason if reason is not None else GOES_ON,
         "moves": [move_json(move, after, value) for move, after, value in children],
@@ -297,8 +308,8 @@ def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
     return {
         "position": str(position),
         **({} if game is None or game.name == games.DEFAULT_GAME else {"game": game.full_name}),
-        **outcome.as_dict(),
-        "value": str(outcome),
+        **value_json(outcome),
+        "value": outcome.summary() if isinstance(outcome, Standing) else str(outcome),
         "line": line,
     }
 

@@ -273,5 +273,15 @@ class Standing:
         """``{"P1": {"result", "plies"}, ...}``."""
         return {v.player.value: v.as_dict() for v in self.values}
 
+    def summary(self) -> str:
+        """Who can force a win, in words: ``Player 3 wins in 8 plies``, ``Player 1 has
+        won``, ``no player can force a win`` (``nobody wins`` once the game is over)."""
+        for v in self.values:
+            if v.result == WIN:
+                return str(v)
+        if all(v.result == LOSS and v.plies == 0 for v in self.values):
+            return "nobody wins"
+        return "no player can force a win"
+
     def __str__(self) -> str:
         return "; ".join(str(v) for v in self.values)

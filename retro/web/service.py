@@ -34,7 +34,7 @@ from ..errors import (
 from ..play import computer_move
 from ..games.musketeers.position import Position, parse_canonical
 from ..db.database import Database, open_database
-from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer, probe_answer_bytes
+from ..text import BATCH_RESULT_ENDINGS, line_json, move_json, probe_answer, probe_answer_bytes, value_json
 from .shared import Attachment, release_free_memory
 
 log = logging.getLogger("retro.web")
@@ -169,7 +169,7 @@ class Board:
         game = self.game
         if self.musketeers:
             return f"{game.title} {self.size}\u00d7{self.size}"
-        if game.variant and game.short_name != game.full_name:
+        if game.short_name != game.full_name:
             return game.short_name
         return game.title
 
@@ -498,7 +498,7 @@ class Service:
                     raise RequestError(f"a position must be text, not {_json_type(item)}")
                 board, position = self.parse(item, game)
                 outcome = board.batch_db().probe(position)
-                answer = {"position": str(position), **outcome.as_dict()}
+                answer = {"position": str(position), **value_json(outcome)}
             except (PositionError, RequestError, DatabaseError) as error:
                 if isinstance(error, ChecksumError):
                     raise

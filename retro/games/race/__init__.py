@@ -52,7 +52,6 @@ from . import rules
 NAMES = tuple(f"{FILES[s % rules.SIDE]}{s // rules.SIDE + 1}" for s in range(rules.SQUARES))
 SQUARE_OF = {name: s for s, name in enumerate(NAMES)}
 EXAMPLE = "P1 a1 d1 d4 a4"
-COLOURS = ("red", "blue", "green", "gold")
 
 
 class Side(SideBase):
@@ -310,7 +309,7 @@ class FourPlayerRace(Game):
 
     @property
     def short_name(self) -> str:
-        return "the jump variant" if self.jump else "the plain game (no jumps)"
+        return f"{self.title} {'with' if self.jump else 'without'} jumps"
 
     # --- positions ------------------------------------------------------------------
 
@@ -420,10 +419,13 @@ class FourPlayerRace(Game):
             "points": [{"name": NAMES[s], "x": s % n, "y": s // n} for s in range(rules.SQUARES)],
             "lines": [],
             "groups": [n] * n,
-            "pieces": {str(k + 1): {"side": side.value, "shape": "disc", "name": side.title,
-                                    "colour": COLOURS[k]} for k, side in enumerate(Side)},
+            # A page that knows no rules: each player's piece (a coloured disc), its goal,
+            # and that the notation names the players' squares rather than every point.
+            "pieces": {str(k + 1): {"side": side.value, "shape": f"racer-{k + 1}", "name": side.title}
+                       for k, side in enumerate(Side)},
             "hands": False,
             "goals": {side.value: side.goal for side in Side},
+            "writes": "squares",
         }
 
     def cells(self, position: Position) -> str:

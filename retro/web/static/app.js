@@ -24,8 +24,8 @@ import {ApiError, api, linkText, probe} from './api.js';
 import {drawBoard} from './board.js';
 import {drawChart} from './chart.js';
 import {
-  capitalize, code, compose, kind, numberText, numbering, otherSide, parseMove, possessive, rank,
-  readPosition, sameMove, score, sideIs, sideOf, tone, words,
+  capitalize, code, compose, kind, manyPlayers, numberText, numbering, parseMove, playerWords, possessive,
+  rank, readPosition, sameMove, score, sideIs, sideOf, tone, words,
 } from './notation.js';
 
 const $ = (id) => document.getElementById(id);
@@ -152,8 +152,8 @@ function computerSide() {
   const human = humanSide();
   const here = current();
   const board = here && boardOf(here);
-  if (human === null || !board) return null;
-  return otherSide(board, human).name;
+  if (human === null || !board || here.side === human) return null;
+  return here.side;  // every side but the player's is the computer's
 }
 function canMove() {
   const here = current();
@@ -377,7 +377,8 @@ function computerTurn(answering) {
   api('play', {position: linkText(here.position), seed: state.seed, game: state.game}).then((reply) => {
     if (mine !== epoch) return;
     view.busy = false;
-    return play(reply.move, true);
+    // With more players the next may be the computer's again: it answers in turn.
+    return play(reply.move, true).then((moved) => { if (moved) computerTurn(true); });
   }).catch((error) => {
     if (mine === epoch) { view.busy = false; say(error.message, true); render(); }
   });
@@ -780,7 +781,7 @@ function drawVerdict() {
   if (human !== null && here.over) {  // the end of a game against the computer: in the player's words
     const won = here.winner === human;
     const draw = here.winner === null || here.winner === undefined;
-    value.textContent = draw ? 'A draw' : won ? 'You win' : 'You lose';
+    value.textContent = draw ? (manyPlayers(board) ? 'Nobody wins' : 'A draw') : won ? 'You win' : 'You lose';
     value.className = 'value end ' + (draw ? 'd' : won ? 'won' : 'lost');
     turn.textContent = capitalize(here.result) + '.';
   } else if (!valuesShown()) {
@@ -791,6 +792,7 @@ function drawVerdict() {
     value.className = 'value ' + tone(board, here);
     if (here.over) turn.textContent = capitalize(here.result) + '.';
   }
+  drawPlayers(board, here);
   if (!here.over) {
     turn.appendChild(html('b', {}, capitalize(here.side)));
     let text = ' to move';
@@ -804,6 +806,24 @@ function drawVerdict() {
     turn.appendChild(where);
   }
   note.textContent = view.preview ? '' : blunderNote();
+}
+
+/** Beside the board, in a game of more than two players: every player's value (its
+ *  colour, its name, its win or loss), the player to move first marked. */
+function drawPlayers(board, here) {
+  const list = $('players');
+  list.textContent = '';
+  list.hidden = !manyPlayers(board) || !here.values || !valuesShown();
+  if (list.hidden) return;
+  board.sides.forEach((side, i) => {
+    const value = here.values[side.name];
+    const item = html('li', {'class': 'player ' + value.result + (side.name === here.side ? ' to-move' : '')});
+    item.appendChild(html('span', {'class': 'key q' + i, 'aria-hidden': 'true'}));
+    item.appendChild(html('span', {'class': 'words'}, playerWords(side, value)));
+    item.appendChild(html('span', {'class': 'code mono', 'aria-hidden': 'true'},
+      value.result === 'draw' ? 'D' : value.result.charAt(0).toUpperCase() + value.plies));
+    list.appendChild(item);
+  });
 }
 
 function drawMoves() {
@@ -829,12 +849,15 @@ function drawMoves() {
   moves.forEach((m) => {
     const k = kind(m, here.side);
     const button = html('button', {type: 'button', 'class': (values ? k : 'plain') + (view.hint === m.move ? ' hinted' : ''),
-      'data-move': m.move, 'aria-label': values ? m.move + ': ' + verb(k) + ', ' + words(board, m) : m.move});
+      'data-move': m.move, 'aria-label': values ? m.move + ': ' + verb(k) + ', ' + words(board, m) + (m.values
+        ? ' (' + board.sides.map((s) => playerWords(s, m.values[s.name])).join('; ') + ')' : '') : m.move});
     if (!enabled) button.disabled = true;
     if (values) button.appendChild(html('span', {'class': 'mark', 'aria-hidden': 'true'}, k === 'win' ? '✓' : k === 'draw' ? '=' : '✗'));
     button.appendChild(html('span', {'class': 'name mono'}, m.move));
     if (values) {
-      button.appendChild(html('span', {'class': 'words'}, words(board, m)));
+      // More players: the mover's own value after the move (every player's in the code).
+      const said = manyPlayers(board) ? playerWords(sideOf(board, here.side), m.values[here.side]) : words(board, m);
+      button.appendChild(html('span', {'class': 'words'}, said));
       button.appendChild(html('span', {'class': 'code mono', 'aria-hidden': 'true'}, code(board, m)));
     }
     button.addEventListener('click', () => humanMove(m.move));
@@ -955,20 +978,50 @@ function paintChart() {
 function drawLegend() {
   const board = currentBoard();
   if (!board) return;
-  $('legend-s0').textContent = capitalize(board.sides[0].title) + (board.sides[0].plural ? ' win' : ' wins');
-  $('legend-s1').textContent = capitalize(board.sides[1].title) + (board.sides[1].plural ? ' win' : ' wins');
+  const many = manyPlayers(board);
+  const keys = document.querySelectorAll('#legend .side-key');
+  keys.forEach((item, i) => {
+    const side = board.sides[i];
+    item.hidden = !side;
+    if (!side) return;
+    item.querySelector('.key').className = 'key ' + (many ? 'q' + i : 's' + i);
+    item.querySelector('.label').textContent = capitalize(side.title) + (side.plural ? ' win' : ' wins');
+  });
+  $('legend-draw').textContent = many ? 'no player can force a win' : 'a draw';
+}
+
+/** A "Play" choice for each side of the board's game, after "Explore". */
+function chooseMode(radio) {
+  if (!radio.checked || !current()) return;
+  state.mode = radio.value;
+  if (state.mode !== 'explore' && !state.seed) state.seed = randomSeed();
+  resetView();
+  const board = boardOf(current());
+  say(state.mode === 'explore' ? 'Explore: move every side.' : 'You play ' + sideOf(board, state.mode).title +
+    (valuesShown() ? '.' : ': values are hidden (“Show values” shows them).'));
+  render();
+  saveUrl(true);
+  computerTurn(false);  // not while editing: the game waits for the editor to close
 }
 
 function drawModes() {
   const board = currentBoard();
   if (!board) return;
-  const radios = document.querySelectorAll('input[name=mode]');
-  [1, 2].forEach((i) => {
-    const side = board.sides[i - 1];
-    radios[i].value = side.name;
-    $('mode-' + i).textContent = 'Play ' + side.title;
-  });
-  radios.forEach((radio) => { radio.checked = radio.value === state.mode; });
+  const box = $('modes');
+  const wanted = ['explore'].concat(board.sides.map((s) => s.name));
+  const have = Array.from(box.querySelectorAll('input[name=mode]')).map((r) => r.value);
+  if (wanted.join() !== have.join()) {
+    box.querySelectorAll('label.play').forEach((label) => label.remove());
+    board.sides.forEach((side) => {
+      const label = html('label', {'class': 'play'});
+      const radio = html('input', {type: 'radio', name: 'mode', value: side.name});
+      radio.addEventListener('change', () => chooseMode(radio));
+      label.appendChild(radio);
+      label.appendChild(document.createTextNode(' Play ' + side.title));
+      box.appendChild(label);
+    });
+  }
+  box.querySelectorAll('input[name=mode]').forEach((radio) => { radio.checked = radio.value === state.mode; });
 }
 
 function drawControls() {
@@ -1233,18 +1286,7 @@ function wire() {
     if (target) openBoard(target);
   });
   document.querySelectorAll('input[name=mode]').forEach((radio) => {
-    radio.addEventListener('change', () => {
-      if (!radio.checked || !current()) return;
-      state.mode = radio.value;
-      if (state.mode !== 'explore' && !state.seed) state.seed = randomSeed();
-      resetView();
-      const board = boardOf(current());
-      say(state.mode === 'explore' ? 'Explore: move both sides.' : 'You play ' + sideOf(board, state.mode).title +
-        (valuesShown() ? '.' : ': values are hidden (“Show values” shows them).'));
-      render();
-      saveUrl(true);
-      computerTurn(false);  // not while editing: the game waits for the editor to close
-    });
+    radio.addEventListener('change', () => chooseMode(radio));
   });
   $('notation').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -1315,7 +1357,7 @@ function drawBoardButtons() {
           : label + ', an endgame database: ' + holds(board) +
             '; compose one in the editor, or paste one in the Position box'};
       if (board.size) attrs['data-size'] = board.size;
-      const short = group.length > 1 ? label.slice(board.title.length).trim().replace(/^with\s+/, '') || label : label;
+      const short = group.length > 1 ? label.slice(board.title.length).trim().replace(/^with\s+(?=\d)/, '') || label : label;
       const button = html('button', attrs, short);
       button.addEventListener('click', () => openBoard(board));
       box.appendChild(button);

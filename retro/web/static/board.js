@@ -195,6 +195,13 @@ export function drawBoard(box, spec) {
       else el('circle', {cx: c.x, cy: c.y, r: 0.4, 'class': 'last'}, svg);
     }
   });
+  // Goals (the four-player race): a dashed square in the colour of the piece racing there.
+  Object.entries(geometry.goals || {}).forEach(([side, name]) => {
+    const char = Object.keys(geometry.pieces).find((c) => geometry.pieces[c].side === side);
+    if (!at[name] || !char) return;
+    el('rect', {x: at[name].x - 0.4, y: at[name].y - 0.4, width: 0.8, height: 0.8, rx: 0.08,
+      'class': 'goal ' + geometry.pieces[char].shape, 'data-goal': side}, svg);
+  });
   geometry.points.forEach((point) => {
     const name = point.name;
     const cell = spec.cells[name];

@@ -28,27 +28,52 @@ export function sideIs(side) { return side.title + (side.plural ? ' are' : ' is'
 
 function drawn(outcome) { return outcome.winner === null || outcome.winner === undefined; }
 
-/** 's0', 's1' or 'd': who an outcome favours, for colours. */
+/** Whether the board's game has more than two players: then every answer carries each
+ *  player's value (``values``: {name: {result, plies}}) and ``winner`` is the player who
+ *  can force a win, if any. */
+export function manyPlayers(board) { return board.sides.length > 2; }
+
+/** 's0', 's1' or 'd': who an outcome favours, for colours ('q0'..'q3': one of more players). */
 export function tone(board, outcome) {
   if (drawn(outcome)) return 'd';
-  return board.sides[0].name === outcome.winner ? 's0' : 's1';
+  const i = board.sides.findIndex((s) => s.name === outcome.winner);
+  return manyPlayers(board) ? 'q' + i : i === 0 ? 's0' : 's1';
 }
 
-/** 'M25', 'E3', 'D': an outcome in a few characters. */
+/** 'W5', 'L16', 'D': one player's value in a few characters. */
+export function playerCode(value) {
+  return value.result === 'draw' ? 'D' : value.result.charAt(0).toUpperCase() + value.plies;
+}
+
+/** 'M25', 'E3', 'D': an outcome in a few characters ('L16 L14 L8 L22': every player's). */
 export function code(board, outcome) {
+  if (outcome.values) return board.sides.map((s) => playerCode(outcome.values[s.name])).join(' ');
   if (drawn(outcome)) return 'D';
   return sideOf(board, outcome.winner).letter + outcome.plies;
 }
 
+/** One player's value in words: "Player 2 wins in 5 plies", "Player 1 loses in 16 plies". */
+export function playerWords(side, value) {
+  if (value.result === 'draw') return side.title + ' draws';
+  const plies = value.plies + (value.plies === 1 ? ' ply' : ' plies');
+  if (value.result === 'win') return side.title + (value.plies === 0 ? ' has won' : ' wins in ' + plies);
+  return side.title + (value.plies === 0 ? ' has lost' : ' loses in ' + plies);
+}
+
 export function words(board, outcome) {
+  if (outcome.values) {
+    if (!drawn(outcome)) return playerWords(sideOf(board, outcome.winner), outcome.values[outcome.winner]);
+    return 'no player can force a win';
+  }
   if (drawn(outcome)) return 'a draw';
   const side = sideOf(board, outcome.winner);
   if (outcome.plies === 0) return side.title + (side.plural ? ' have won' : ' has won');
   return side.title + (side.plural ? ' win' : ' wins') + ' in ' + outcome.plies + (outcome.plies === 1 ? ' ply' : ' plies');
 }
 
-/** An outcome for ``side``: 2 a win, 1 a draw, 0 a loss. */
+/** An outcome for ``side``: 2 a win, 1 a draw, 0 a loss (of more players: its own value). */
 export function rank(outcome, side) {
+  if (outcome.values && outcome.values[side]) return {win: 2, draw: 1, loss: 0}[outcome.values[side].result];
   if (drawn(outcome)) return 1;
   return outcome.winner === side ? 2 : 0;
 }
@@ -60,6 +85,15 @@ export function kind(outcome, mover) { return ['loss', 'draw', 'win'][rank(outco
 export function readPosition(board, text) {
   const tokens = text.trim().split(/\s+/);
   const geometry = board.geometry;
+  if (geometry.writes === 'squares') {  // the side, then each piece's square, in the pieces' order
+    const cells = {};
+    geometry.points.forEach((point) => { cells[point.name] = '.'; });
+    Object.keys(geometry.pieces).forEach((char, i) => {
+      const square = (tokens[1 + i] || '').toLowerCase();
+      if (square in cells) cells[square] = char;
+    });
+    return {side: tokens[0], cells: cells, hands: null};
+  }
   const chars = tokens.slice(1 + (geometry.hands ? 2 : 0)).join('');
   const cells = {};
   geometry.points.forEach((point, i) => { cells[point.name] = chars[i] || '.'; });
@@ -70,6 +104,10 @@ export function readPosition(board, text) {
  *  info's order, cut into its groups. */
 export function compose(board, letter, cells, hands) {
   const geometry = board.geometry;
+  if (geometry.writes === 'squares') {  // a piece not on the board: '?', which the server names
+    return [letter].concat(Object.keys(geometry.pieces).map((char) =>
+      geometry.points.map((p) => p.name).find((name) => cells[name] === char) || '?')).join(' ');
+  }
   const chars = geometry.points.map((point) => cells[point.name] || '.').join('');
   const groups = [];
   let at = 0;
@@ -98,10 +136,11 @@ export function parseMove(text) {
  *  name) of each move, from the game's first; for each, {number, first}. */
 export function numbering(board, movers) {
   const opener = board.sides[0].name;
+  const closer = board.sides[board.sides.length - 1].name;  // its move ends a round
   let number = 1;
   return movers.map((side) => {
     const out = {number: number, first: side === opener};
-    if (!out.first) number += 1;
+    if (side === closer) number += 1;
     return out;
   });
 }

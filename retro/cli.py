@@ -474,7 +474,7 @@ def _games(args: argparse.Namespace) -> int:
     rows = []
     for game in games.every_game():
         rows.append({"game": game.name, "variant": game.variant, "title": game.title,
-                     "positions": game.positions(),
+                     "players": game.players, "positions": game.positions(),
                      "description": game.description, "default_file": str(default_path(game))})
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -744,7 +744,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from .db.format import DatabaseFile
-    from .db.wdl import NOT_FOR_MUSKETEERS, export_wdl, is_wdl_file
+    from .db.wdl import NOT_FOR_MORE_PLAYERS, NOT_FOR_MUSKETEERS, export_wdl, is_wdl_file
 
     if not args.wdl:
         raise UsageError("say which export: --wdl (win/draw/loss, the one there is)")
@@ -766,6 +766,8 @@ def _export(args: argparse.Namespace) -> int:
     try:
         if file.game.name == games.DEFAULT_GAME:
             raise UsageError(NOT_FOR_MUSKETEERS)
+        if file.game.players > 2:
+            raise UsageError(NOT_FOR_MORE_PLAYERS)
         entries = sum(file.dataset(t).shape[0] for t in file.tiers)
     finally:
         file.close()

@@ -119,12 +119,13 @@ def interrupt_at(monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def web_service(db3, db4, db5_low, db_ttt, db_3mm, db_6mm):
+def web_service(db3, db4, db5_low, db_ttt, db_3mm, db_6mm, db_race):
     """One :class:`retro.web.Service` over the small databases: Three Musketeers on disk
-    (3x3, 4x4, 5x5 up to 4 enemy men), tic-tac-toe, three and six men's morris."""
+    (3x3, 4x4, 5x5 up to 4 enemy men), tic-tac-toe, three and six men's morris, the
+    four-player race."""
     from retro.web import Service
 
-    service = Service.open([db3, db4, db5_low, db_ttt, db_3mm, db_6mm])
+    service = Service.open([db3, db4, db5_low, db_ttt, db_3mm, db_6mm, db_race])
     yield service
     service.close()
 

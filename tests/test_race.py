@@ -195,7 +195,36 @@ def test_a_player_value_in_words():
     assert PlayerValue(Side.P1, "draw", None).code() == "D"
 
 
-def test_verify_proves_both_variants(race_files, capsys):
+def test_verify_proves_both_variants_and_catches_a_wrong_value(race_files, tmp_path, capsys):
     for path in race_files.values():
         assert main(["verify", str(path)]) == 0
         assert "the database is correct" in capsys.readouterr().out
+    # A value two plies off, behind a recomputed SHA-256: only the proof finds it.
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(race_files[""].read_bytes())
+    from retro.db.hdf5io import digest
+
+    start = entry_of((0, oracle.HOMES))
+    with h5py.File(bad, "r+") as f:
+        dataset = f["tiers/player_3"]
+        values = dataset[:]
+        values[start] += 2
+        dataset[:] = values
+        dataset.attrs["sha256"] = digest(values)
+    assert main(["verify", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "P1 a1 d1 d4 a4: stored 'Player 3 loses in " in out and "NOT correct" in out
+
+
+def test_what_the_race_refuses_says_why_in_one_line(race_files, tmp_path, capsys):
+    for args, words in (
+        (["export", "--wdl", str(race_files[""]), "--out", str(tmp_path / "x.h5")], "covers two-sided games"),
+        (["crosscheck", "--db", str(race_files[""]), "--samples", "5"], "no weak solver here"),
+        (["solve", "--method", "dfpn", "P1 a1 d1 d4 a4"], "is searched by --method maxn"),
+        (["play", "--db", str(race_files[""]), "--as", "P5"], "'P5' is not a side of Four-player race"),
+        (["probe", "--variant", "jump", "P1 a1 d1 d4 a4"], "--variant needs --game"),
+    ):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "x.h5").exists()

@@ -826,8 +826,11 @@ def test_the_page_s_details(browser, page, web_server, dbs, game_dbs):
 
 
 def label_of(game) -> str:
-    """What the page calls a board: the game's title, and a Three Musketeers board's size."""
-    return f"Three Musketeers {game.size}×{game.size}" if game.name == "three-musketeers" else game.title
+    """What the page calls a board: the game's title, and a Three Musketeers board's size
+    or a variant's name (the race without jumps)."""
+    if game.name == "three-musketeers":
+        return f"Three Musketeers {game.size}×{game.size}"
+    return game.short_name if game.short_name != game.full_name else game.title
 
 
 FIXED_LINKS = ["static/README.md", "static/app.js", "api/v1/docs"]  # the footer's links on every page
@@ -1016,3 +1019,38 @@ def test_moves_are_numbered_by_pairs_as_the_terminal_numbers_them(page, web_serv
     every = game + rest
     whole = score(list(zip([p.side for p in positions(after, every)], every)), Side.MUSKETEERS)
     assert score_on_page(page, "#game") + " " + score_on_page(page, "#line") == whole
+
+
+def test_four_players_on_the_page(page, web_server, db_race):
+    """The race: four colours, the goals, every player's value beside the board (as the
+    database says), and a game as Player 2 in which the computer plays the three others
+    exactly as `retro play` chooses."""
+    from retro import games
+
+    race = games.get("four-player-race")
+    load(page, web_server)
+    page.click('#boards button[data-key="four-player-race"]')
+    wait_for(page, race.start())
+    assert page.locator("#board [data-goal]").count() == 4
+    assert sorted(page.eval_on_selector_all("#board .piece", "ps => ps.map(p => p.dataset.piece)")) == list("1234")
+    with open_database(db_race) as db:
+        expected = [str(v) for v in db.probe(race.start())]
+        assert page.eval_on_selector_all("#players .words", "ws => ws.map(w => w.textContent)") == expected
+        page.check('input[name=mode][value="P2"]')  # the computer plays P1 first
+        count = "n => document.querySelectorAll('#game button').length >= n"
+        page.wait_for_function(count, arg=1)
+        assert "your move" in page.text_content("#turn")
+        position = race.start().play(moves_in_url(page)[0])
+        wait_for(page, position)
+        mine = str(db.moves(position)[0][0])
+        page.click(f'#moves button[data-move="{mine}"]')
+        page.wait_for_function(count, arg=5)  # P3, P4 and P1 answer in turn
+        assert "your move" in page.text_content("#turn")
+        seed = int(parse_qs(urlparse(page.url).query)["seed"][0])
+        replay = race.start()
+        for move in moves_in_url(page):
+            if replay.side.value != "P2":
+                assert move == str(computer_move(db, replay, rng=seed))
+            replay = replay.play(move)
+        wait_for(page, replay)
+        assert page.text_content("#game").count("2.") == 1  # a number per round of four moves

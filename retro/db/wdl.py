@@ -55,6 +55,8 @@ BLOCKS_AT_ONCE = 64  # blocks read from the source and compressed together
 FILE_CHUNK = 1 << 20  # bytes in each HDF5 chunk of a tier's blocks
 NOT_FOR_MUSKETEERS = ("the win/draw/loss export covers the tier games; Three Musketeers' "
                       "database already stores one byte a position")
+NOT_FOR_MORE_PLAYERS = ("the win/draw/loss export covers two-sided games; the four-player race's "
+                        "database is a few hundred kB, every player's value in it")
 
 
 def is_wdl_file(path: Path) -> bool:
@@ -114,6 +116,8 @@ def export_wdl(source: str | os.PathLike, out: str | os.PathLike, *, threads: in
         game = file.game
         if game.name == games.DEFAULT_GAME:
             raise DatabaseError(NOT_FOR_MUSKETEERS)
+        if game.players > 2:
+            raise DatabaseError(NOT_FOR_MORE_PLAYERS)
         digest = file.content_digest()
         entries = 0
         with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool, \

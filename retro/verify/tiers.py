@@ -52,7 +52,7 @@ from ..db.hdf5io import HDF5_ERRORS, digest, get_text, read_values
 from ..games.protocol import OPEN, Game
 from ..progress import progress_bar
 from .report import Check, JsonReport
-from ..values import Outcome, draw_value, not_a_position
+from ..values import Outcome, PlayerValue, draw_value, not_a_position
 
 OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, NOT_FINISHED_ZERO = 0, 1, 2, 3, 4, 5
 RULES = {
@@ -264,7 +264,11 @@ def _disagreement(game: Game, tier, entry: int, stored: int, verdict: int) -> Di
     else:
         text = str(position)
         try:
-            words = str(Outcome.from_value(game.value_for(position, stored), position.side, dtype))
+            if game.players > 2:  # the value of the tier's player against the others
+                player = game.sides.from_code(game.player_tiers().index(tier))
+                words = str(PlayerValue.from_value(stored, player, dtype))
+            else:
+                words = str(Outcome.from_value(game.value_for(position, stored), position.side, dtype))
         except ValueError:
             words = f"value {stored}"
     return Disagreement(text, game.tier_name(tier), entry, stored, words, RULES[verdict])

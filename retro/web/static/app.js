@@ -563,6 +563,11 @@ function cycle(name) {
     editor.hands[taken] = Math.min(full[taken], editor.hands[taken] + 1);
     delete editor.taken[name];
   }
+  // A notation of one square per piece (the four-player race): the piece moves here
+  // from wherever it stood, so that each player keeps exactly one.
+  if (geometry.writes === 'squares' && char !== '.') {
+    Object.keys(editor.cells).forEach((n) => { if (editor.cells[n] === char) editor.cells[n] = '.'; });
+  }
   editor.cells[name] = char;
   if (geometry.hands && geometry.pieces[char]) {
     const i = editor.board.sides.findIndex((s) => s.name === geometry.pieces[char].side);
@@ -770,6 +775,7 @@ function drawVerdict() {
     value.className = 'value ' + (answer ? tone(board, answer) : editor.error ? 'invalid' : '');
     turn.textContent = 'Editing · ' + capitalize(sideIs(board.sides.find((s) => s.letter === editor.letter))) +
       ' to move' + (answer && answer.over ? ' · ' + answer.result : '');
+    drawPlayers(board, answer || {});
     return;
   }
   const here = current();

@@ -226,8 +226,11 @@ def test_info_health_docs_and_page(web_client, dbs, db3, db4, db5_low, db_ttt, d
     data = info.json()
     assert data["retro_version"] and [b["key"] for b in data["boards"]] == [
         "three-musketeers-3x3", "three-musketeers-4x4", "three-musketeers-5x5", "tic-tac-toe",
-        "three-mens-morris", "six-mens-morris"]
-    others = data["boards"][3:]
+        "three-mens-morris", "six-mens-morris", "four-player-race"]
+    race = data["boards"][6]
+    assert [s["name"] for s in race["sides"]] == ["P1", "P2", "P3", "P4"] and race["start"] == "P1 a1 d1 d4 a4"
+    assert race["geometry"]["writes"] == "squares" and race["geometry"]["goals"]["P1"] == "d4"
+    others = data["boards"][3:6]
     assert [b["geometry"]["kind"] for b in others] == ["grid", "points", "points"]
     assert [b["start"] for b in others] == ["X ... ... ...", "W 3 3 ... ... ...", "W 6 6 ... ... .... ... ..."]
     assert [b["positions"] for b in others] == [5890, 5686, 70_967_891]

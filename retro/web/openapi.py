@@ -43,6 +43,14 @@ _VALUE = {
     "plies": {"type": ["integer", "null"], "minimum": 0,
               "description": "plies to the end under perfect play (0: the game is over; a ply is "
                              "one move of one side), or null for a draw"},
+    "values": {"type": "object", "description": "a game of more than two players (the four-player "
+                                                "race): each player's value against the others "
+                                                "together; winner is then the player who can force a "
+                                                "win, if any",
+               "additionalProperties": {"type": "object", "required": ["result", "plies"], "properties": {
+                   "result": {"type": "string", "enum": ["win", "loss", "draw"]},
+                   "plies": {"type": ["integer", "null"], "minimum": 0}}},
+               "example": {"P1": {"result": "loss", "plies": 16}, "P2": {"result": "loss", "plies": 14}}},
 }
 _STEP = {
     "type": "object", "required": ["move", "position", "winner", "plies"],

@@ -11,9 +11,9 @@ and the game ends; a player to move without a legal move ends the game with no w
 
 Jump variant (``jump``): where the adjacent square in a direction is occupied, the
 player may instead jump over that one player to the square beyond, if that square is
-on the board and empty. We read the report's intent as the same rule in all four
-directions (its printed code tests one direction's landing square against the wrong
-bound); a jump never passes over two players and never captures.
+on the board and empty. The report's printed jump code has a slip in one direction;
+we read its intent as the same rule in all four directions: a jump passes over exactly
+one player, lands on an empty square of the board, and captures nothing.
 
 Values: each tier is one player's game against the other three together (a two-sided
 game: side 0 that player, side 1 the others, who win when the player does not reach

@@ -7,6 +7,8 @@ Quick start::
         print(db.probe(retro.Position.start()))
     with retro.open_database("db/six-mens-morris.h5") as db:
         print(db.probe(db.game.start()))          # a draw
+    with retro.open_database("db/four-player-race.h5") as db:
+        print(db.probe("P1 a1 d1 d4 a4").code())  # every player's value: L16 L14 L8 L22
 
 ``retro.games`` lists the games (``retro.games.get("tic-tac-toe")``); ``Position``,
 ``Move`` and ``Side`` are Three Musketeers'; ``retro.dfpn`` and ``retro.alphabeta`` are
@@ -22,7 +24,7 @@ from ._numba_cache import ensure_numba_cache
 ensure_numba_cache()  # before the first @njit(cache=True) below
 
 from . import games
-from .values import Outcome
+from .values import Outcome, PlayerValue, Standing
 from .games.musketeers.position import (
     BoardSizeError,
     IllegalMoveError,
@@ -82,6 +84,7 @@ __all__ = [
     "NotationError",
     "Outcome",
     "OverlapError",
+    "PlayerValue",
     "Position",
     "PositionError",
     "PositionNotInDatabaseError",
@@ -89,6 +92,7 @@ __all__ = [
     "RowLengthError",
     "Side",
     "SideError",
+    "Standing",
     "UnknownCharacterError",
     "open_database",
 ]

@@ -195,6 +195,15 @@ def _parser() -> argparse.ArgumentParser:
                        "most K enemy men")
     build.add_argument("--threads", type=int, metavar="T",
                        help="worker threads (default: one per core)")
+    build.add_argument("--cluster", metavar="ADDRESS",
+                       help="run the tiers as tasks on Dask: 'local' starts a LocalCluster of "
+                       "--workers processes on this machine; tcp://HOST:PORT or a scheduler file "
+                       "names a running cluster whose workers see the output's folder (a shared "
+                       "filesystem). Needs pip install 'retro[cluster]'; the database is the one "
+                       "a single-process build writes")
+    build.add_argument("--workers", type=int, metavar="N",
+                       help="--cluster local: worker processes (default 2); --threads then sets "
+                       "each one's numba threads (default: the cores shared among them)")
     build.add_argument("--force", action="store_true",
                        help="rebuild from scratch even if a database or checkpoints exist")
     build.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -546,6 +555,7 @@ def _build(args: argparse.Namespace) -> int:
             _game_of(args), args.out, args.max_enemy_men, args.threads,
             stage=args.stage, force=args.force, progress=_bars(args),
             log=lambda message: print(message, file=sys.stderr),
+            cluster=args.cluster, workers=args.workers,
         )
     except BuildError as error:
         return _fail(str(error))

@@ -64,9 +64,9 @@ def test_kill_9_then_same_command_resumes(tmp_path):
     """A real SIGKILL in the middle of a 5×5 build, then the same command again."""
     out = tmp_path / "5x5.h5"
     command = [sys.executable, "-m", "retro.cli", "build", "--board", "5",
-               "--max-enemy-men", "8", "--out", str(out), "--quiet"]
+               "--max-enemy-men", "6", "--out", str(out), "--quiet"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    checkpoint = out.with_name(out.name + ".partial") / "layer_05.h5"
+    checkpoint = out.with_name(out.name + ".partial") / "layer_04.h5"
     deadline = time.monotonic() + 240
     while not checkpoint.exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -78,7 +78,7 @@ def test_kill_9_then_same_command_resumes(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stderr
 
-    reference = build(5, tmp_path / "reference.h5", max_enemy_men=8, progress=False)
+    reference = build(5, tmp_path / "reference.h5", max_enemy_men=6, progress=False)
     assert_same_values(out, reference.path)
 
 

@@ -49,7 +49,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -120,6 +120,7 @@ class BuildSummary:
     file_bytes: int
     resumed_from: object | None  # first tier computed in this run, when resuming
     already_built: bool = False
+    tasks: list = field(default_factory=list)  # a cluster build: each task's report (tier, worker, ...)
 
     @property
     def size(self) -> int:
@@ -169,6 +170,8 @@ def build(
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    cluster: str | None = None,
+    workers: int | None = None,
 ) -> BuildSummary:
     """Build (or resume, or extend) the database of a game.
 
@@ -187,6 +190,13 @@ def build(
     that is full or refuses a write; the finished checkpoints are kept, so the same
     call resumes once that is fixed. ``log`` receives the build's notes (resuming,
     compiling, checkpoints removed); the seconds reported leave compiling out.
+
+    ``cluster`` runs the tiers as tasks on Dask (:mod:`.cluster`): ``"local"`` starts a
+    LocalCluster of ``workers`` processes here (``threads`` numba threads each); an
+    address (``tcp://HOST:8786``) or a scheduler file names a running cluster whose
+    workers see the output's folder. The database is the one a single-process build
+    writes. A scheduler that cannot be reached, a worker that cannot see the folder or
+    an unknown address raise :class:`BuildError` before anything is written.
     """
     started = time.perf_counter()
     say = log or (lambda message: None)
@@ -194,22 +204,40 @@ def build(
         max_enemy_men = max_guards if max_enemy_men is None else max_enemy_men
     game = resolve_game(game, variant)
     tiers = _tiers(game, max_enemy_men, stage)
+    if workers is not None and workers < 1:
+        raise BuildError(f"workers must be at least 1, not {workers}")
+    if workers is not None and cluster is None:
+        raise BuildError("workers are for a cluster build: give --cluster local too")
     _set_threads(threads)
     out = Path(os.path.abspath(out if out is not None else build_path(game)))
     job = _Job(game, tiers, out, max_enemy_men, stage)
     _refuse_what_is_in_the_way(job)
+    on = None
+    if cluster is not None:  # before anything is written: a bad address is one line
+        from .cluster import Cluster
+
+        on = Cluster(cluster, workers, threads)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise BuildError(job.write_failure(error, 0, out.parent)) from error
-    with _BuildLock(job):
         try:
-            return _build_locked(job, threads, force, progress, say, started)
+            out.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            if isinstance(error, DatabaseError):
-                raise
-            done = _Checkpoints.finished_on_disk(job)
-            raise BuildError(job.write_failure(error, done)) from error
+            raise BuildError(job.write_failure(error, 0, out.parent)) from error
+        if on is not None:
+            on.check_folder(out.parent)
+            link = on.dashboard
+            if link:
+                say(f"Dask dashboard: {link}")
+        with _BuildLock(job):
+            try:
+                return _build_locked(job, threads, force, progress, say, started, on)
+            except OSError as error:
+                if isinstance(error, DatabaseError):
+                    raise
+                done = _Checkpoints.finished_on_disk(job)
+                raise BuildError(job.write_failure(error, done)) from error
+    finally:
+        if on is not None:
+            on.close()
 
 
 def _refuse_what_is_in_the_way(job: _Job) -> None:
@@ -375,7 +403,7 @@ def _header_bytes(game: Game, tiers) -> int:
 
 
 def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
-                  say: Callable[[str], None], started: float) -> BuildSummary:
+                  say: Callable[[str], None], started: float, cluster=None) -> BuildSummary:
     game, tiers, out = job.game, job.tiers, job.out
     existing = None if force else _existing_database(job, progress)
     if existing is not None and existing >= len(tiers):
@@ -395,14 +423,33 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
         say(f"resuming from checkpoints in {checkpoints.directory}: "
             f"{_span(game, tiers[:first])} already done")
 
+    # Tiers after the first gap may be done too (a cluster finishes them in any order).
+    later = checkpoints.sound_after(first)
     todo = tiers[first:]
-    total = game.positions(todo)
+    total = game.positions([t for t in todo if t not in later])
     memory = _TierMemory(job, checkpoints)
     writer = _DirectWriter(checkpoints) if game.out_of_core else _TierWriter(checkpoints)
     bar = progress_bar(total, "solving", enabled=progress, smoothing=0.05)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
+    tasks: list = []
+    if cluster is not None:
+        writer.finish()
+        from .cluster import run_tiers
+
+        try:
+            done = set(tiers[:first]) | later
+            checkpoints.prepare_reads([t for t in todo if t not in later], done)
+            tasks = run_tiers(cluster, job, checkpoints, [t for t in todo if t not in later], done, advance, say)
+        finally:
+            if bar is not None:
+                bar.close()
+        todo = []
     try:
         for i, tier in enumerate(todo, start=first):
+            if tier in later:  # its checkpoint is sound: read when a tier needs it
+                if game.out_of_core:
+                    checkpoints.release(i)
+                continue
             tier_started = time.perf_counter()
             if game.out_of_core:  # each tier's own peak, recorded with it
                 peak_rss.reset()
@@ -430,7 +477,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
     return BuildSummary(out, game, tiers, game.positions(tiers), total,
                         time.perf_counter() - started, out.stat().st_size,
-                        tiers[first] if first > 0 and todo else None)
+                        tiers[first] if first > 0 and (todo or tasks) else None, tasks=tasks)
 
 
 def _span(game: Game, tiers) -> str:
@@ -645,10 +692,14 @@ class _Checkpoints:
     thrown away) and the build's options, so that the hint to resume names them all.
     """
 
-    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None]) -> None:
+    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None],
+                 attach: bool = False) -> None:
         self.job = job
         self.game = job.game
         self.directory = directory = partial_path(job.out)
+        self.completed = 0
+        if attach:  # a task on a cluster worker: the driver set the directory up
+            return
         if fresh or not _same_build(read_manifest(job.out), job):
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True)
@@ -678,6 +729,29 @@ class _Checkpoints:
 
     def path(self, tier) -> Path:
         return _checkpoint_path(self.job, tier)
+
+    def sound_after(self, first: int) -> set:
+        """The tiers after the first ``first`` whose checkpoints are sound (a cluster
+        finishes tiers in any order; a damaged one is removed, to be solved again)."""
+        sound = set()
+        for tier in self.job.tiers[first + 1:]:
+            if self.path(tier).exists():
+                if self._problem(tier) is None:
+                    sound.add(tier)
+                else:
+                    self.path(tier).unlink(missing_ok=True)
+        return sound
+
+    def digest(self, tier) -> str:
+        """The SHA-256 its checkpoint records."""
+        with h5py.File(self.path(tier), "r") as f:
+            return get_text(f[dataset_path(self.game, tier)].attrs, "sha256")
+
+    def prepare_reads(self, todo: list, done: set) -> None:
+        """Before tasks of ``todo`` run elsewhere: what they read of ``done`` is ready."""
+
+    def release_finished(self, finished: set) -> None:
+        """Free what no unfinished tier reads any more (a cluster build)."""
 
     def _problem(self, tier) -> str | None:
         """Why a checkpoint cannot be used (None when it is sound): its header, its
@@ -745,6 +819,13 @@ class _Checkpoints:
         self.completed = count
 
 
+def attached_checkpoints(job: _Job) -> _Checkpoints:
+    """The checkpoints of a build under way elsewhere (a cluster task's view): read and
+    written, never set up or cleared."""
+    kind = _OutOfCoreCheckpoints if job.game.out_of_core else _Checkpoints
+    return kind(job, fresh=False, say=lambda message: None, attach=True)
+
+
 def _same_build(manifest: dict | None, job: _Job) -> bool:
     """Whether checkpoints of that manifest are of ``job``'s game (format, game, variant)."""
     stamp = ("format", "format_version", "game", "variant")
@@ -765,10 +846,15 @@ class _OutOfCoreCheckpoints(_Checkpoints):
     every tier raw (nine men's morris: 55 GB raw, about 12 GB packed). A raw file lost
     or damaged (a kill, a resume) is written again from its packed tier."""
 
-    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None]) -> None:
-        super().__init__(job, fresh=fresh, say=say)
+    def __init__(self, job: _Job, *, fresh: bool, say: Callable[[str], None],
+                 attach: bool = False) -> None:
+        super().__init__(job, fresh=fresh, say=say, attach=attach)
         self.say = say
         self.last_use = _last_uses(job)
+        self.readers: dict = {}  # tier -> the tiers that read it
+        for tier in job.tiers:
+            for child in job.game.child_tiers(tier):
+                self.readers.setdefault(child, []).append(tier)
         self.raw_sound: set = set()  # raw files checked (or written) by this run
 
     def raw_path(self, tier) -> Path:
@@ -814,6 +900,24 @@ class _OutOfCoreCheckpoints(_Checkpoints):
                 dataset.attrs["peak_rss_bytes"] = peak
 
         rawstore.stream_database(self.path(tier), write)
+
+    def prepare_reads(self, todo: list, done: set) -> None:
+        """Raw values of the finished tiers that ``todo`` reads, written here once (the
+        tasks on the cluster then only read them: two never write one file)."""
+        wanted = {child for tier in todo for child in self.game.child_tiers(tier)} & done
+        for tier in self.job.tiers:
+            if tier in wanted:
+                self.load(tier)
+
+    def release_finished(self, finished: set) -> None:
+        """Remove the raw values of tiers whose readers are all finished."""
+        for tier in self.job.tiers:
+            readers = self.readers.get(tier, ())
+            if tier in finished and all(r in finished for r in readers):
+                raw = self.raw_path(tier)
+                if raw.exists() or rawstore.digest_path(raw).exists():
+                    raw.unlink(missing_ok=True)
+                    rawstore.digest_path(raw).unlink(missing_ok=True)
 
     def release(self, now: int) -> None:
         """Remove the raw values no tier after the ``now``-th reads."""

@@ -388,6 +388,13 @@ class Game:
         prefix of :meth:`tiers`, so that a later full build extends it."""
         raise ValueError(f"{self.name} has no stage {stage!r}")
 
+    def tier_memory(self, tier: Tier) -> int:
+        """Bytes a solve of the tier may hold at its peak (an estimate, for a cluster's
+        scheduler): by default the explicit expansion's arrays, about 64 bytes an
+        entry, and the child tiers' values."""
+        item = np.dtype(self.value_dtype).itemsize
+        return 64 * self.tier_size(tier) + sum(item * self.tier_size(c) for c in self.child_tiers(tier))
+
     def positions_in(self, tier: Tier) -> int:
         """Positions the tier stands for (both sides; with every symmetric image)."""
         return self.tier_size(tier)

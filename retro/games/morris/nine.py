@@ -241,6 +241,11 @@ class NineMensMorris(Morris):
     def sectors_of(self, tier) -> list[Sector]:
         return self._layout[1][tuple(tier)]
 
+    def tier_memory(self, tier) -> int:
+        """About 11 bytes an entry at the un-move solver's peak (measured: 10.8 GB for the
+        1.05e9 entries of 9 against 8), and room for the children's mapped pages."""
+        return 11 * self.tier_size(tier) + (256 << 20)
+
     def positions_in(self, tier) -> int:
         occurs = self._layout[2]
         return sum(len(occurs[s]) * comb(POINTS, s.other_on) * comb(POINTS - s.other_on, s.mover_on)

@@ -65,7 +65,7 @@ class Cluster:
             try:
                 self.local = distributed.LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True, memory_limit=memory,
-                    resources={"memory": memory}, dashboard_address=":0", silence_logs=logging.ERROR)
+                    resources={"memory": memory}, dashboard_address=":0", silence_logs=logging.CRITICAL)
             except Exception as error:  # any failure to start the processes: one line
                 raise BuildError(f"could not start a local Dask cluster: {error}") from None
             target = self.local

@@ -132,3 +132,36 @@ def test_a_worker_that_cannot_see_the_folder_is_named(tmp_path):
                                          "file or directory; the workers need it on a shared filesystem"):
         cluster.check_folder(tmp_path)
     assert list(tmp_path.iterdir()) == []  # the probe file is gone
+
+
+def test_checkpoints_finished_out_of_order_are_kept_by_a_single_process_resume(db_9mm3, tmp_path,
+                                                                                interrupt_at, monkeypatch):
+    """As a killed cluster build leaves them: tiers after a gap are done. The same command
+    without a cluster solves only the gap, and the database is the same."""
+    from retro import games
+
+    game = games.get("nine-mens-morris", "3")
+    tiers = list(game.tiers())
+    out = tmp_path / "nine-3.h5"
+    interrupt_at(tiers[-1])
+    with pytest.raises(KeyboardInterrupt):
+        build(game, out, progress=False)
+    interrupt_at(None)
+    partial = tmp_path / "nine-3.h5.partial"
+    gap = partial / f"{game.tier_name(tiers[2])}.h5"
+    gap.unlink()  # a tier the cluster had not finished, with later ones finished
+    later = sorted(p.name for p in partial.glob("*.h5"))
+    import retro.engine.build as builder
+
+    solved = []
+    original = builder._solve_tier
+
+    def counting(game_, tier, children, advance):
+        solved.append(game_.tier_name(tier))
+        return original(game_, tier, children, advance)
+
+    monkeypatch.setattr(builder, "_solve_tier", counting)
+    build(game, out, progress=False)
+    assert solved == [game.tier_name(tiers[2]), game.tier_name(tiers[-1])]
+    assert len(later) == len(tiers) - 2
+    same_database(out, db_9mm3)

@@ -331,7 +331,10 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
 def _readme() -> tuple[bytes, str]:
     """retro's README (the installed package's long description), for the page's link."""
     try:
-        text = importlib.metadata.metadata("retro").get_payload()
+        metadata = importlib.metadata.metadata("retro")
+        # The standard library gives the README as the message's body; the backport
+        # importlib_metadata (which Dask's import puts in its place) as a header.
+        text = metadata.get_payload() or metadata.get("Description")
     except importlib.metadata.PackageNotFoundError:
         text = None
     if not text or not text.strip():

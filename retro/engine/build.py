@@ -473,7 +473,9 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     # earlier runs left as checkpoints (a resumed build is one build).
     seconds = time.perf_counter() - started + sum(checkpoints.seconds(t) for t in tiers[:first])
     memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
-    (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads)
+    # A cluster build's peak: the largest of its tasks' (each on its worker) and the driver's.
+    workers_peak = max((t.get("peak_rss_bytes") or 0 for t in tasks), default=0) or None
+    (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads, workers_peak)
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
     return BuildSummary(out, game, tiers, game.positions(tiers), total,
                         time.perf_counter() - started, out.stat().st_size,
@@ -1021,23 +1023,24 @@ def _finish_header(f: h5py.File, seconds: float, threads: int | None) -> None:
 
 
 def _assemble_streamed(checkpoints: _OutOfCoreCheckpoints, seconds: float,
-                       threads: int | None) -> None:
+                       threads: int | None, workers_peak: int | None = None) -> None:
     """Write the database of an out-of-core build into ``<out>.tmp`` from its packed
     checkpoints, then rename it: on the disk, never whole in memory."""
     rawstore.stream_database(checkpoints.job.out,
-                             lambda f: _copy_checkpoints(f, checkpoints, seconds, threads))
+                             lambda f: _copy_checkpoints(f, checkpoints, seconds, threads, workers_peak))
 
 
-def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None) -> None:
+def _assemble(checkpoints: _Checkpoints, seconds: float, threads: int | None,
+              workers_peak: int | None = None) -> None:
     """Copy the checkpoints into the final file, then write it into place."""
     buffer, f = new_image()
     with f:
-        _copy_checkpoints(f, checkpoints, seconds, threads)
+        _copy_checkpoints(f, checkpoints, seconds, threads, workers_peak)
     write_atomically(buffer.getbuffer(), checkpoints.job.out)
 
 
 def _copy_checkpoints(f: h5py.File, checkpoints: _Checkpoints, seconds: float,
-                      threads: int | None) -> None:
+                      threads: int | None, workers_peak: int | None = None) -> None:
     """The database in ``f``: its header, then every tier's dataset copied from its
     checkpoint as it is stored (each chunk's Fletcher32 checked on the way: a damaged
     checkpoint is deleted, to be rebuilt), then the build's figures."""
@@ -1056,6 +1059,6 @@ def _copy_checkpoints(f: h5py.File, checkpoints: _Checkpoints, seconds: float,
                 ) from error
     _finish_header(f, seconds, threads)
     # The whole run's peak (an out-of-core build resets the kernel's record per tier).
-    peak = peak_rss.highest()
+    peak = max(peak_rss.highest() or 0, workers_peak or 0) or None
     if peak is not None:
         f.attrs["peak_rss_bytes"] = peak

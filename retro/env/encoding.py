@@ -1,0 +1,132 @@
+"""Actions and observations of any registered game as arrays, from the game protocol
+alone: what the environments for learning agents (PettingZoo, Gymnasium, OpenSpiel)
+hand to an agent.
+
+**Actions.** Every game's moves are written ``[from-]to[xremove]`` over the points of
+its board (``geometry()["points"]``, in that order, numbered 0..n-1): a Three Musketeers
+or race step ``e1-d1``, a tic-tac-toe mark or a morris placement ``b2``, a morris slide or
+flight ``b2-c2``, a move closing a mill ``b2-c2xd4`` or ``b2xd4``. A move is the action
+
+    action = ((from + 1) * n + to) * (n + 1) + (remove + 1)
+
+with ``from`` and ``remove`` -1 when the move has none: a fixed discrete space of
+``(n + 1) * n * (n + 1)`` actions per game (tic-tac-toe 900, six men's morris 4,624,
+nine men's morris 15,000, Three Musketeers 5×5 16,900), most of them never legal; the
+``action_mask`` says which are.
+
+**Observations.** Planes over the board's grid (``rows`` × ``columns`` of the geometry;
+morris points sit on a grid too, the cells between them always 0): one plane per kind
+of piece, in the order of ``geometry()["pieces"]``, 1 where such a piece stands; then
+one plane per side, all 1 for the side to move; then a plane marking the board's points
+(the squares of a grid game: all 1). The pieces in hand (morris) are a separate vector,
+one count per side.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..games.protocol import Game
+
+_MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$")
+
+
+class EncodingError(ValueError):
+    """An action that is not a legal move of the position, or a move the encoding cannot write."""
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A game's action and observation encoding (see the module docstring)."""
+
+    game: Game
+
+    def __post_init__(self) -> None:
+        geometry = self.game.geometry()
+        points = [p["name"] for p in geometry["points"]]
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "point_index", {name: i for i, name in enumerate(points)})
+        object.__setattr__(self, "cells_at", np.array([[p["y"], p["x"]] for p in geometry["points"]], dtype=np.int64))
+        object.__setattr__(self, "rows", int(geometry["rows"]))
+        object.__setattr__(self, "columns", int(geometry["columns"]))
+        object.__setattr__(self, "pieces", list(geometry["pieces"]))
+        object.__setattr__(self, "hands", bool(geometry.get("hands")))
+
+    # --- actions -------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """The number of actions: ``(n + 1) * n * (n + 1)`` for ``n`` points."""
+        n = len(self.points)
+        return (n + 1) * n * (n + 1)
+
+    def action(self, move) -> int:
+        """The action id of a move (a move object or its text)."""
+        match = _MOVE.match(str(move))
+        if match is None:
+            raise EncodingError(f"{move} is not a move of the form [from-]to[xremove]")
+        origin, target, remove = (self._point(name) for name in match.groups())
+        n = len(self.points)
+        return ((origin + 1) * n + target) * (n + 1) + (remove + 1)
+
+    def text(self, action: int) -> str:
+        """The move text an action id stands for (legal or not)."""
+        n = len(self.points)
+        if not 0 <= int(action) < self.size:
+            raise EncodingError(f"action {action} is outside 0..{self.size - 1}")
+        rest, remove = divmod(int(action), n + 1)
+        origin, target = divmod(rest, n)
+        text = (f"{self.points[origin - 1]}-" if origin else "") + self.points[target]
+        return text + (f"x{self.points[remove - 1]}" if remove else "")
+
+    def move(self, position, action: int):
+        """The legal move of ``position`` that ``action`` stands for, else EncodingError."""
+        for move in position.legal_moves():
+            if self.action(move) == int(action):
+                return move
+        raise EncodingError(f"action {action} ({self.text(action)}) is not a legal move of {position}")
+
+    def mask(self, position) -> np.ndarray:
+        """``int8`` of length :attr:`size`: 1 for each legal move's action."""
+        out = np.zeros(self.size, dtype=np.int8)
+        for move in position.legal_moves():
+            out[self.action(move)] = 1
+        return out
+
+    def _point(self, name: str | None) -> int:
+        if name is None:
+            return -1
+        index = self.point_index.get(name)
+        if index is None:
+            raise EncodingError(f"{name} is not a point of {self.game.title}")
+        return index
+
+    # --- observations ----------------------------------------------------------------------
+
+    @property
+    def planes(self) -> int:
+        """Planes of an observation: the piece kinds, one per side, the board's points."""
+        return len(self.pieces) + len(self.game.sides) + 1
+
+    def observation(self, position) -> np.ndarray:
+        """``float32`` planes of shape (:attr:`planes`, rows, columns)."""
+        out = np.zeros((self.planes, self.rows, self.columns), dtype=np.float32)
+        cells = self.game.cells(position)
+        rows, columns = self.cells_at[:, 0], self.cells_at[:, 1]
+        for k, char in enumerate(self.pieces):
+            on = np.array([c == char for c in cells], dtype=bool)
+            out[k, rows[on], columns[on]] = 1.0
+        out[len(self.pieces) + position.side.code] = 1.0
+        out[-1, rows, columns] = 1.0
+        return out
+
+    def hand_counts(self, position) -> np.ndarray:
+        """The pieces each side has in hand (morris; zeros for the others), ``float32``."""
+        counts = np.zeros(len(self.game.sides), dtype=np.float32)
+        if self.hands:
+            tokens = str(position).split()
+            counts[:] = [float(t) for t in tokens[1:1 + len(self.game.sides)]]
+        return counts

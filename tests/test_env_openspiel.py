@@ -1,0 +1,43 @@
+"""Every game as an OpenSpiel game (issue 28): OpenSpiel's random-simulation test, and
+its own minimax over tic-tac-toe agreeing with the database."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="open_spiel has no wheel for this platform")
+
+from open_spiel.python.algorithms import minimax  # noqa: E402
+
+from retro import games, open_database  # noqa: E402
+from retro.env import openspiel_env  # noqa: E402
+
+GAMES = [g for g in games.every_game() if g.name != "nine-mens-morris" or g.variant == "3"]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.full_name)
+def test_openspiel_s_random_simulation_test(game):
+    name = openspiel_env.short_name(game.name)
+    assert name in pyspiel.registered_names()
+    params = {"max_plies": 60} | ({"variant": game.variant} if game.variant else {})
+    loaded = pyspiel.load_game(name, params)
+    assert loaded.num_distinct_actions() == openspiel_env.Encoding(game).size
+    pyspiel.random_sim_test(loaded, num_sims=3, serialize=False, verbose=False)
+
+
+def test_openspiel_s_minimax_solves_tic_tac_toe_as_the_database_does(db_ttt):
+    game = pyspiel.load_game("retro_tic_tac_toe")
+    rng = random.Random(4)
+    with open_database(db_ttt) as db:
+        for _ in range(8):
+            state = game.new_initial_state()
+            for _ in range(rng.randrange(0, 5)):
+                if state.is_terminal():
+                    break
+                state.apply_action(rng.choice(state.legal_actions()))
+            value, _ = minimax.alpha_beta_search(game, state=state)  # for the first player, X
+            outcome = db.probe(state.position)
+            expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner.code == 0 else -1.0)
+            assert value == expected, state.position

@@ -70,7 +70,7 @@ BUILDERS = ("engine", "games.musketeers.sweep")
 # Weak solvers do not look at the database either: they are what it is checked against.
 DATABASE = ("db", "games.musketeers.lookup", "games.musketeers.layout", "games.musketeers.index")
 # Front ends sit on top: nothing below them imports them.
-FRONT_ENDS = ("cli", "play", "analyze", "web", "crosscheck", "text")
+FRONT_ENDS = ("cli", "play", "analyze", "web", "crosscheck", "text", "env")
 CORE = modules_in("bits", "values", "errors", "games", "engine", "db", "search", "verify")
 
 

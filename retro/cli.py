@@ -362,6 +362,28 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    evaluate = command(
+        "evaluate", "score an agent move by move against the perfect player",
+        "Play --games games of AGENT against the perfect player and against random play, the "
+        "agent on each side in turn, and judge each of its moves by the database: the share "
+        "that kept the value of the position (a win stays a win, a draw a draw), the ply "
+        "where it first threw a win or a draw away, its results, and the share per phase "
+        "(morris: placement, moving). AGENT is module:function, a function of the "
+        "observation and the legal action ids returning an action (see retro.env; "
+        "examples/agents.py has two).")
+    evaluate.add_argument("agent", metavar="AGENT", help="the agent, module:function (importable from here)")
+    evaluate.add_argument("--game", metavar="NAME", help="the game (default: the database's)")
+    evaluate.add_argument("--variant", metavar="V", help="the game's variant, with --game")
+    evaluate.add_argument("--db", type=Path, metavar="PATH", help=f"database file (default: the game's file, {FOUND})")
+    evaluate.add_argument("--games", type=int, default=20, metavar="N", help="games against each opponent (default 20)")
+    evaluate.add_argument("--opponent", choices=("perfect", "random"), action="append",
+                          help="play only this opponent (repeat for both; default both)")
+    evaluate.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the opponents' choices")
+    evaluate.add_argument("--max-plies", type=int, default=300, metavar="P",
+                          help="a game longer than this counts as a draw (default 300)")
+    evaluate.add_argument("--plot", type=Path, metavar="DIR", help="write a PNG chart into DIR")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+
     crosscheck = command(
         "crosscheck", "compare a database with a weak solver (df-pn or alpha-beta)",
         "Draw positions uniformly from the whole index space and from random games from "
@@ -430,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {
         "games": _games, "build": _build, "probe": _probe, "play": _play, "verify": _verify,
         "analyze": _analyze, "export": _export, "solve": _solve, "crosscheck": _crosscheck, "serve": _serve,
+        "evaluate": _evaluate,
     }[args.command]
     try:
         return handler(args)
@@ -1007,6 +1030,34 @@ def _solve_by_search(args: argparse.Namespace, forced) -> int:
         print(f"{'a move that keeps it' if result.result < 1 else 'winning move'}: {result.best_move}")
     print(f"alpha-beta over the placement phase: {result.nodes:,} nodes, {result.leaves:,} "
           f"moving-phase leaves read, {result.seconds:.2f} s")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """Score an agent against the perfect player and random play (retro.env.evaluate)."""
+    from .db.database import open_database
+    from .env.evaluate import AgentError, evaluate, load_agent, plot, report_text
+
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    if args.max_plies < 1:
+        raise UsageError(f"--max-plies must be at least 1, not {args.max_plies}")
+    forced = _forced_game(args)
+    try:
+        agent = load_agent(args.agent)
+    except AgentError as error:
+        raise UsageError(str(error)) from None
+    db = open_database(args.db, game=forced) if args.db is not None else open_database(game=forced or games.get())
+    with db:
+        try:
+            report = evaluate(agent, db, games=args.games, opponents=tuple(args.opponent or ("perfect", "random")),
+                              seed=args.seed, max_plies=args.max_plies)
+        except AgentError as error:
+            raise UsageError(str(error)) from None
+    charts = plot(report, args.plot) if args.plot is not None else []
+    print(json.dumps(report, indent=2) if args.json else report_text(report))
+    for chart in charts:
+        print(f"wrote {chart}", file=sys.stderr)
     return 0
 
 

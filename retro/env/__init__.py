@@ -5,7 +5,9 @@ perfect oracle (``pip install 'retro[rl]'``).
 * :func:`gymnasium_env`: one side against an opponent, the perfect player among them
   (:mod:`.gymnasium_env`);
 * OpenSpiel: importing this package registers every game with OpenSpiel as
-  ``retro_<name>`` (:mod:`.openspiel_env`), where ``open_spiel`` is installed.
+  ``retro_<name>`` (:mod:`.openspiel_env`), where ``open_spiel`` is installed;
+* :mod:`.evaluate`: an agent scored move by move against the perfect player
+  (``retro evaluate``).
 
 Actions and observations come from the game protocol alone (:mod:`.encoding`).
 """

@@ -64,15 +64,12 @@ def nim_cases():
         yield tuple(int(s) for s in sizes)
 
 
-def test_nim_winner_is_the_nim_sum():
+def test_nim_winner_is_the_nim_sum_and_exact_distances_the_oracle_s():
+    # One test, one solver: compiling it for nim is most of the cost on a fresh checkout.
     solver = Solver(games.game_tables(games.NIM), table_bits=14)
     for heaps in nim_cases():
         nim_sum = heaps[0] ^ heaps[1] ^ heaps[2] ^ heaps[3]
         assert solver.value(games.nim_state(heaps), exact=False) == (1 if nim_sum else -1), heaps
-
-
-def test_nim_exact_distances():
-    solver = Solver(games.game_tables(games.NIM), table_bits=14)
     for heaps in nim_cases():
         result, plies = nim_oracle(tuple(sorted(heaps)))
         assert solver.value(games.nim_state(heaps)) == negamax_value(result > 0, plies), heaps

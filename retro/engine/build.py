@@ -425,28 +425,47 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
 
     # Tiers after the first gap may be done too (a cluster finishes them in any order).
     later = checkpoints.sound_after(first)
-    todo = tiers[first:]
-    total = game.positions([t for t in todo if t not in later])
-    memory = _TierMemory(job, checkpoints)
-    writer = _DirectWriter(checkpoints) if game.out_of_core else _TierWriter(checkpoints)
+    unsolved = [t for t in tiers[first:] if t not in later]
+    total = game.positions(unsolved)
     bar = progress_bar(total, "solving", enabled=progress, smoothing=0.05)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
     tasks: list = []
-    if cluster is not None:
-        writer.finish()
-        from .cluster import run_tiers
-
-        try:
-            done = set(tiers[:first]) | later
-            checkpoints.prepare_reads([t for t in todo if t not in later], done)
-            tasks = run_tiers(cluster, job, checkpoints, [t for t in todo if t not in later], done, advance, say)
-        finally:
-            if bar is not None:
-                bar.close()
-        todo = []
+    memory = _TierMemory(job, checkpoints)
     try:
-        for i, tier in enumerate(todo, start=first):
-            if tier in later:  # its checkpoint is sound: read when a tier needs it
+        if cluster is not None:
+            from .cluster import run_tiers
+
+            done = set(tiers[:first]) | later
+            checkpoints.prepare_reads(unsolved, done)
+            tasks = run_tiers(cluster, job, checkpoints, unsolved, done, advance, say)
+        else:
+            _solve_here(job, checkpoints, memory, first, later, advance)
+    finally:
+        if bar is not None:
+            bar.close()
+
+    # The file's build_seconds: this run's, plus the solving time of the tiers that
+    # earlier runs left as checkpoints (a resumed build is one build).
+    seconds = time.perf_counter() - started + sum(checkpoints.seconds(t) for t in (*tiers[:first], *later))
+    memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
+    # A cluster build's peak: the largest of its tasks' (each on its worker) and the driver's.
+    workers_peak = max((t.get("peak_rss_bytes") or 0 for t in tasks), default=0) or None
+    (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads, workers_peak)
+    shutil.rmtree(checkpoints.directory, ignore_errors=True)
+    return BuildSummary(out, game, tiers, game.positions(tiers), total,
+                        time.perf_counter() - started, out.stat().st_size,
+                        tiers[first] if first > 0 and unsolved else None, tasks=tasks)
+
+
+def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first: int,
+                later: set, advance) -> None:
+    """Solve the tiers from the ``first``-th on in this process, skipping those in
+    ``later`` (their checkpoints are sound), each checkpointed as it is done."""
+    game = job.game
+    writer = _DirectWriter(checkpoints) if game.out_of_core else _TierWriter(checkpoints)
+    try:
+        for i, tier in enumerate(job.tiers[first:], start=first):
+            if tier in later:  # read from its checkpoint when a tier needs it
                 if game.out_of_core:
                     checkpoints.release(i)
                 continue
@@ -465,21 +484,6 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     except BaseException:
         writer.abandon()
         raise
-    finally:
-        if bar is not None:
-            bar.close()
-
-    # The file's build_seconds: this run's, plus the solving time of the tiers that
-    # earlier runs left as checkpoints (a resumed build is one build).
-    seconds = time.perf_counter() - started + sum(checkpoints.seconds(t) for t in tiers[:first])
-    memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
-    # A cluster build's peak: the largest of its tasks' (each on its worker) and the driver's.
-    workers_peak = max((t.get("peak_rss_bytes") or 0 for t in tasks), default=0) or None
-    (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads, workers_peak)
-    shutil.rmtree(checkpoints.directory, ignore_errors=True)
-    return BuildSummary(out, game, tiers, game.positions(tiers), total,
-                        time.perf_counter() - started, out.stat().st_size,
-                        tiers[first] if first > 0 and (todo or tasks) else None, tasks=tasks)
 
 
 def _span(game: Game, tiers) -> str:

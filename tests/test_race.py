@@ -61,6 +61,24 @@ def test_every_position_and_every_player_against_the_plain_solver(race_files, va
         assert db.game.positions() == len(expected)
         check_the_perfect_player(db, expected, variant == "jump")
     check_the_probe_answer(race_files[variant], expected, capsys)
+    check_the_analysis(race_files[variant], expected)
+
+
+def check_the_analysis(path, expected):
+    """`retro analyze`'s counts per player, by the reference's values."""
+    from retro.analyze import analyze
+
+    report = analyze(path, progress=False, reach=False)
+    for k, row in enumerate(report["players"].values()):
+        for part, keep in (("all", lambda p: True), ("to_move", lambda p: p[0] == k),
+                           ("others_to_move", lambda p: p[0] != k)):
+            counts = {"wins": 0, "losses": 0, "draws": 0}
+            for position, values in expected.items():
+                if keep(position):
+                    counts[{"win": "wins", "loss": "losses", "draw": "draws"}[values[k][0]]] += 1
+            assert row[part] == counts, (k, part)
+        longest = max((values[k][1] for values in expected.values() if values[k][0] == "win"), default=None)
+        assert (row["longest_win"] or {}).get("plies") == longest
 
 
 def check_the_perfect_player(db, expected, jump):

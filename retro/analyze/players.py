@@ -36,7 +36,6 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
     dtype = np.dtype(game.value_dtype).type
     draw, invalid = draw_value(dtype), not_a_position(dtype)
     legal = values[0] != invalid
-    movers = np.arange(len(values[0])) // (len(values[0]) // game.players)  # the index's first digit
     report: dict = {"path": str(path), "game": game.name, "variant": game.variant, "title": game.title,
                     "positions": int(np.count_nonzero(legal))}
     reachable = None
@@ -47,9 +46,10 @@ def analyze(path: str | os.PathLike, *, progress: bool = True, reach: bool = Tru
         report["reachable"] = {"from": str(game.start()), "positions": int(np.count_nonzero(reachable))}
     report["players"] = {}
     for k, (side, v) in enumerate(zip(game.sides, values)):
+        own = game.tier_sides(tiers[k]) == 0  # in a player's tier, side 0 is that player
         row = {"all": _counts(v[legal], draw),
-               "to_move": _counts(v[legal & (movers == k)], draw),
-               "others_to_move": _counts(v[legal & (movers != k)], draw),
+               "to_move": _counts(v[legal & own], draw),
+               "others_to_move": _counts(v[legal & ~own], draw),
                "longest_win": _longest(game, tiers[k], v, legal & (v != draw) & ((v & 1) == 1)),
                "longest_loss": _longest(game, tiers[k], v, legal & (v != draw) & ((v & 1) == 0))}
         if reachable is not None:

@@ -37,7 +37,7 @@ def critical_path(game, tiers, seconds: dict) -> dict:
             "all_tiers_seconds": round(sum(seconds.values()), 3)}
 
 
-def tier_seconds(path: Path, game) -> dict:
+def tier_seconds(path: Path) -> dict:
     """The seconds the build recorded for each tier."""
     from retro.db.format import DatabaseFile
 
@@ -78,7 +78,7 @@ def main() -> None:
         peaks: dict = {}
         for report in clustered.tasks:
             peaks[report["worker"]] = max(peaks.get(report["worker"], 0), report["peak_rss_bytes"] or 0)
-        seconds = tier_seconds(single.path, game)
+        seconds = tier_seconds(single.path)
         same = DatabaseFile(single.path).content_digest() == DatabaseFile(clustered.path).content_digest()
         print(json.dumps({
             "game": game.full_name, "stage": args.stage, "tiers": len(single.tiers),

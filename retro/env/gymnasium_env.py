@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import Encoding, EncodingError
 
 try:
     import gymnasium
@@ -90,12 +90,13 @@ class RetroGymEnv(gymnasium.Env):
         return self._observation(), {}
 
     def step(self, action):
-        legal = self.encoding.mask(self.position)
         if self.position.is_over():
             raise RuntimeError("the episode is over: call reset()")
-        if not 0 <= int(action) < self.encoding.size or not legal[int(action)]:
+        try:
+            move = self.encoding.move(self.position, int(action))
+        except EncodingError:  # not a legal move (or not an action at all)
             return self._observation(), -1.0, True, False, {"illegal_action": True}
-        self.position = self.position.play(self.encoding.move(self.position, int(action)))
+        self.position = self.position.play(move)
         self.plies += 1
         self._opponent_moves()
         terminated = self.position.is_over()

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
+
+# Two xdist workers on two cores each run numba's OpenMP threads: a thread that waits
+# for work should sleep, not spin on a core the other worker needs (about 7 % of the
+# suite's time). Read by libgomp when numba first loads it, after this.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import pytest
 from hypothesis import settings
@@ -13,6 +19,25 @@ from retro.engine.build import build
 # First calls compile jitted code or build tables: per-example deadlines would be noise.
 settings.register_profile("retro", deadline=None)
 settings.load_profile("retro")
+
+
+def pytest_configure(config):
+    """Under xdist, compile the numba kernels once before the workers start (see
+    tests/warm_kernels.py): two processes, each a share of them, side by side. On a warm
+    cache this costs a few seconds; RETRO_TEST_WARMUP=0 skips it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if hasattr(config, "workerinput") or os.environ.get("RETRO_TEST_WARMUP") == "0":
+        return
+    if not getattr(config.option, "numprocesses", None) or config.option.collectonly:
+        return
+    script = Path(__file__).with_name("warm_kernels.py")
+    parts = [subprocess.Popen([sys.executable, str(script), part], stdin=subprocess.DEVNULL)
+             for part in ("0", "1")]
+    for process in parts:
+        process.wait()
 
 @pytest.fixture(scope="session", autouse=True)
 def no_user_databases(tmp_path_factory):

@@ -1,0 +1,78 @@
+"""Compile retro's numba kernels before the test workers start.
+
+A fresh checkout has no numba cache, and the two xdist workers would each compile the
+same kernels at the same moment (most of a cold run's extra minutes). conftest.py runs
+this script twice, side by side, once per part, before the workers start: each part
+runs small real workloads through the CLI, so that its kernels are compiled once and
+cached, and the workers then read them from numba's cache. Nothing here is asserted
+and a failing command is ignored: the tests report what is wrong.
+
+``python tests/warm_kernels.py PART`` (0 or 1); the parts are balanced by their cold
+compile time on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import time
+
+PARTS = {
+    "0": [  # nine men's morris: its rules, unmove solver, out-of-core verify, analyze, export
+        "build --game nine-mens-morris --variant 3 --out {d}/n3.h5",
+        "verify {d}/n3.h5",
+        "analyze {d}/n3.h5",
+        "export --wdl {d}/n3.h5 --out {d}/n3-wdl.h5",
+        "probe --db {d}/n3.h5 W 3 3 ... ... ... ...... ... ... ...",
+        "solve --db {d}/n3.h5 W 3 3 ... ... ... ...... ... ... ...",
+        "solve --method dfpn M XXXO XXXX XXOX OXXX",
+    ],
+    "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race; alpha-beta
+        "build --board 4 --out {d}/m4.h5",
+        "verify {d}/m4.h5",
+        "analyze {d}/m4.h5",
+        "probe --db {d}/m4.h5 M XXXO XXXX XXOX OXXX",
+        "solve --method alphabeta --exact M XXXO XXXX XXOX OXXX",
+        "build --game three-mens-morris --out {d}/3mm.h5",
+        "verify {d}/3mm.h5",
+        "analyze {d}/3mm.h5",
+        "build --game tic-tac-toe --out {d}/ttt.h5",
+        "verify {d}/ttt.h5",
+        "crosscheck --db {d}/m4.h5 --samples 20",
+        "build --game four-player-race --out {d}/race.h5",
+        "verify {d}/race.h5",
+        "analyze {d}/race.h5",
+        "probe --db {d}/race.h5 P1 a1 d1 d4 a4",
+    ],
+}
+
+
+def main(part: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="retro-warm-") as d:
+        # The builds record themselves and verify keeps proof logs in the user's folders:
+        # here, folders of this run's own (the same file proven before would be skipped).
+        os.environ["XDG_DATA_HOME"] = os.environ["XDG_CACHE_HOME"] = d
+        os.environ.pop("RETRO_DB_DIR", None)
+        from retro.cli import main as retro
+
+        for command in PARTS[part]:
+            words = command.format(d=d).split()
+            if words[0] in {"build", "verify", "analyze", "export", "crosscheck"}:
+                words.append("--quiet")
+            out = io.StringIO()
+            started, code = time.perf_counter(), None
+            with contextlib.suppress(BaseException), contextlib.redirect_stdout(out), \
+                    contextlib.redirect_stderr(out):
+                code = retro(words)
+            if os.environ.get("RETRO_WARM_VERBOSE"):  # to balance the parts
+                print(f"{time.perf_counter() - started:6.1f} s  exit {code}  {command}",
+                      file=sys.stderr)
+                if code:
+                    print(out.getvalue()[-500:], file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

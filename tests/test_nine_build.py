@@ -384,3 +384,51 @@ def test_the_space_estimate_covers_the_real_peak_of_an_out_of_core_build(tmp_pat
     build(game, out, progress=False)
     assert 0 < peak[0] <= estimate, (peak[0], estimate)
     print(peak[0], estimate)
+
+
+def test_verify_reads_the_tiers_read_again_into_scratch_files_and_removes_them(db_9mm3, monkeypatch):
+    """The whole game's tiers do not fit in memory at once: a tier that a later tier reads
+    is read once, into a memory-mapped scratch file removed after its last reader; a tier
+    no later tier reads is read into memory."""
+    import retro.verify.outofcore as outofcore
+
+    game = games.get(NINE, "3")
+    real, reads = outofcore.read_tier, []
+
+    def spy(db, tier, into=None):
+        values, sha256 = real(db, tier, into)
+        reads.append((tier, into, isinstance(values, np.memmap)))
+        return values, sha256
+
+    monkeypatch.setattr(outofcore, "read_tier", spy)
+    report = verify(db_9mm3, progress=False, fresh=True)
+    assert report.ok and report.resumed_tiers == 0
+    tiers = game.tiers()
+    assert sorted(map(str, (t for t, _, _ in reads))) == sorted(map(str, tiers))  # each once
+    spilled = 0
+    for tier, into, mapped in reads:
+        read_later = any(tier in game.child_tiers(p) for p in tiers[tiers.index(tier) + 1:])
+        assert (into is not None) == read_later == mapped, game.tier_name(tier)
+        if into is not None:
+            spilled += 1
+            assert not into.exists() and not into.parent.exists()
+    assert 0 < spilled < len(tiers)
+
+
+def test_verify_without_the_scratch_space_it_needs_says_so_and_leaves_nothing(db_9mm3, monkeypatch):
+    import errno
+    from collections import namedtuple
+    from pathlib import Path
+
+    import platformdirs
+
+    import retro.verify.outofcore as outofcore
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(outofcore.shutil, "disk_usage", lambda path: usage(10**6, 10**6 - 1000, 1000))
+    with pytest.raises(OSError) as raised:
+        verify(db_9mm3, progress=False, fresh=True)
+    assert raised.value.errno == errno.ENOSPC
+    assert "of scratch space for the tiers read more than once" in raised.value.strerror
+    cache = Path(platformdirs.user_cache_dir("retro", appauthor=False)) / "verify"
+    assert not list(cache.glob("verify-*"))  # its scratch folder removed

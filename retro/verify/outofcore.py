@@ -15,15 +15,22 @@ differs is the bookkeeping of a game stored as nine men's morris stores itself:
 * a move whose child leaves its mover below three pieces (slot -1) leads to a loss in
   0 plies for the opponent, which the database does not store.
 
-Tiers are read one at a time (with the child tiers they need, kept while later tiers
-need them), entries expanded a chunk at a time; each tier's SHA-256 is computed from
-the values as they are read. Each proven tier is written to a proof log
-(:mod:`.prooflog`): a verification stopped midway resumes after its last proven tier.
+Tiers are read one at a time, entries expanded a chunk at a time; each tier's SHA-256
+is computed from the values as they are read. A tier that a later tier reads again is
+read into a scratch file (memory-mapped, removed after its last reader) rather than
+kept in memory: the whole standard game's tiers would not fit (the verifier's peak is
+then about the build's, a tier and its children). Each proven tier is written to a
+proof log (:mod:`.prooflog`): a verification stopped midway resumes after its last
+proven tier.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
@@ -32,6 +39,7 @@ from ..db.format import DatabaseFile
 from ..db.hdf5io import HDF5_ERRORS, get_text, value_table
 from ..games.protocol import DUPLICATE, OPEN
 from ..progress import progress_bar
+from ..units import size_text
 from ..values import draw_value, not_a_position
 from .prooflog import ProofLog, log_path
 from .report import Check
@@ -87,12 +95,17 @@ def check_relative(values, first, finished, starts, child_slot, child_entry, fla
     return terminal
 
 
-def read_tier(db: DatabaseFile, tier) -> tuple[np.ndarray, str]:
+def read_tier(db: DatabaseFile, tier, into: Path | None = None) -> tuple[np.ndarray, str]:
     """A tier's values and their SHA-256, read a block at a time (HDF5 checks each
-    chunk's Fletcher32 as it reads: a damaged chunk raises)."""
+    chunk's Fletcher32 as it reads: a damaged chunk raises); into a memory-mapped file
+    at ``into`` if given, else into memory."""
     dataset = db.dataset(tier)
     table = value_table(dataset)
-    values = np.empty(dataset.shape, dtype=dataset.dtype)
+    if into is None:
+        values = np.empty(dataset.shape, dtype=dataset.dtype)
+    else:
+        values = np.lib.format.open_memmap(into, mode="w+", dtype=dataset.dtype,
+                                           shape=dataset.shape)
     sha256 = hashlib.sha256()
     step = READ_BLOCK - READ_BLOCK % (dataset.chunks[0] if dataset.chunks else 1)
     for start in range(0, len(values), step):
@@ -116,11 +129,13 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
     for i, tier in enumerate(db.tiers):
         for child in game.child_tiers(tier):
             last_use[child] = max(last_use.get(child, -1), i)
+    place = {tier: i for i, tier in enumerate(db.tiers)}
     held = set(db.tiers)
     stored = {t: get_text(db.dataset(t).attrs, "sha256") for t in db.tiers}
     log = ProofLog(log_path(game.full_name, [str(stored[t]) for t in db.tiers]), fresh)
     computed: dict = {}  # each tier's SHA-256 as read here
     kept: dict = {}
+    scratch = _Scratch(db, log.path, place, last_use)
     bad_digests, unreadable, missing = [], [], []
     shown: list = []
     bar = progress_bar(sum(game.tier_size(t) for t in db.tiers), "verifying", enabled=progress)
@@ -129,7 +144,7 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
         if tier not in kept:
             name = game.tier_name(tier)
             try:
-                values, sha256 = read_tier(db, tier)
+                values, sha256 = read_tier(db, tier, scratch.file_for(tier))
             except HDF5_ERRORS:
                 unreadable.append(name)
                 kept[tier] = None
@@ -175,7 +190,10 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                                report.terminal_positions - before[1])
             for old in [t for t in kept if last_use.get(t, -1) <= i]:
                 del kept[old]
+                scratch.release(old)
     finally:
+        kept.clear()
+        scratch.remove()
         if bar is not None:
             bar.close()
     report.proof_log = str(log.path) if log.path is not None else None
@@ -214,3 +232,55 @@ def _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
         if bar is not None:
             bar.update(stop - first)
 
+
+
+class _Scratch:
+    """Scratch files for the tiers a later tier reads again, in a folder beside the proof
+    log (or the system's temporary folder); the space they need at once is checked
+    before the first is written."""
+
+    def __init__(self, db: DatabaseFile, log: Path | None, place: dict, last_use: dict):
+        game = db.game
+        self.names = {t: game.tier_name(t) for t in db.tiers}
+        self.spilled = {t for t in db.tiers if last_use.get(t, -1) > place[t]}
+        self.folder: Path | None = None
+        if not self.spilled:
+            return
+        itemsize = np.dtype(game.value_dtype).itemsize
+        live, needed = 0, 0  # bytes of the files alive at once, as tiers are read in order
+        for i, tier in enumerate(db.tiers):
+            if tier in self.spilled:
+                live += game.tier_size(tier) * itemsize
+            needed = max(needed, live)
+            live -= sum(game.tier_size(t) * itemsize for t in self.spilled
+                        if last_use[t] == i)
+        parent = log.parent if log is not None else None
+        try:
+            if parent is not None:
+                parent.mkdir(parents=True, exist_ok=True)
+            self.folder = Path(tempfile.mkdtemp(prefix="verify-", dir=parent))
+        except OSError:
+            self.folder = Path(tempfile.mkdtemp(prefix="retro-verify-"))
+        free = shutil.disk_usage(self.folder).free
+        if free < needed:
+            where = str(self.folder.parent)
+            self.remove()
+            raise OSError(errno.ENOSPC, f"verifying needs {size_text(needed, 'up')} of scratch "
+                          f"space for the tiers read more than once, and {size_text(free, 'down')} "
+                          f"is free there", where)
+
+    def file_for(self, tier) -> Path | None:
+        """The scratch file to read ``tier`` into, or None to read it into memory."""
+        if tier not in self.spilled or self.folder is None:
+            return None
+        return self.folder / f"{self.names[tier]}.npy"
+
+    def release(self, tier) -> None:
+        path = self.file_for(tier)
+        if path is not None:
+            path.unlink(missing_ok=True)
+
+    def remove(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None

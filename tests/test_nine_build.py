@@ -432,3 +432,25 @@ def test_verify_without_the_scratch_space_it_needs_says_so_and_leaves_nothing(db
     assert "of scratch space for the tiers read more than once" in raised.value.strerror
     cache = Path(platformdirs.user_cache_dir("retro", appauthor=False)) / "verify"
     assert not list(cache.glob("verify-*"))  # its scratch folder removed
+
+
+def test_verify_removes_the_scratch_folders_of_killed_runs_and_no_other(db_9mm3):
+    """A verification killed midway (SIGKILL, the end of a session) leaves its scratch
+    files; the next run removes the folders no running verification holds."""
+    import fcntl
+    from pathlib import Path
+
+    import platformdirs
+
+    cache = Path(platformdirs.user_cache_dir("retro", appauthor=False)) / "verify"
+    abandoned, running = cache / "verify-killed", cache / "verify-running"
+    for folder in (abandoned, running):
+        folder.mkdir(parents=True)
+        (folder / "hand_0_0_board_3_3.npy").write_bytes(b"\0" * 100)
+        (folder / "lock").touch()
+    with open(running / "lock", "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert verify(db_9mm3, progress=False, fresh=True).ok
+        assert not abandoned.exists()
+        assert (running / "hand_0_0_board_3_3.npy").exists()
+    assert sorted(p.name for p in cache.glob("verify-*")) == ["verify-running"]

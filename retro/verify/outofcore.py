@@ -237,7 +237,9 @@ def _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
 class _Scratch:
     """Scratch files for the tiers a later tier reads again, in a folder beside the proof
     log (or the system's temporary folder); the space they need at once is checked
-    before the first is written."""
+    before the first is written. A run holds a lock on its folder: the folders of runs
+    that were killed (hours of verifying end that way too) hold none, and the next run
+    removes them."""
 
     def __init__(self, db: DatabaseFile, log: Path | None, place: dict, last_use: dict):
         game = db.game
@@ -255,12 +257,15 @@ class _Scratch:
             live -= sum(game.tier_size(t) * itemsize for t in self.spilled
                         if last_use[t] == i)
         parent = log.parent if log is not None else None
+        self.lock = None
         try:
             if parent is not None:
                 parent.mkdir(parents=True, exist_ok=True)
-            self.folder = Path(tempfile.mkdtemp(prefix="verify-", dir=parent))
+                _remove_abandoned(parent)
+            self.folder = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent))
         except OSError:
             self.folder = Path(tempfile.mkdtemp(prefix="retro-verify-"))
+        self.lock = _locked(self.folder / LOCK_NAME)
         free = shutil.disk_usage(self.folder).free
         if free < needed:
             where = str(self.folder.parent)
@@ -284,3 +289,37 @@ class _Scratch:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
+
+
+SCRATCH_PREFIX, LOCK_NAME = "verify-", "lock"
+
+
+def _locked(path: Path):
+    """``path`` opened and locked (flock, released when the process ends however it
+    ends), or None where locks are not to be had."""
+    import fcntl
+
+    handle = open(path, "a+b")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def _remove_abandoned(parent: Path) -> None:
+    """Remove the scratch folders in ``parent`` that no running verification holds."""
+    for folder in parent.glob(SCRATCH_PREFIX + "*"):
+        if not folder.is_dir():
+            continue
+        try:
+            handle = _locked(folder / LOCK_NAME)
+        except OSError:
+            continue
+        if handle is not None:  # no run holds it: abandoned
+            shutil.rmtree(folder, ignore_errors=True)
+            handle.close()

@@ -366,8 +366,9 @@ def _parser() -> argparse.ArgumentParser:
         "evaluate", "score an agent move by move against the perfect player",
         "Play --games games of AGENT against the perfect player and against random play, the "
         "agent on each side in turn, and judge each of its moves by the database: the share "
-        "that kept the value of the position (a win stays a win, a draw a draw), the ply "
-        "where it first threw a win or a draw away, its results, and the share per phase "
+        "that kept the value of the position (a win stays a win, a draw a draw), overall and "
+        "from won or drawn positions, the ply where it first threw a win or a draw away, its "
+        "results, and the share per phase "
         "(morris: placement, moving). AGENT is module:function, a function of the "
         "observation and the legal action ids returning an action (see retro.env; "
         "examples/agents.py has two).")

@@ -8,6 +8,8 @@ position for the agent (a win stays a win, a draw a draw; a lost position has no
 to lose)? It reports, per opponent:
 
 * ``kept``: the share of the agent's moves that kept the value;
+* ``at_stake``: the same over the moves made from a won or drawn position only (from a
+  lost one every move keeps the value: nothing is left to lose);
 * ``first_thrown``: over the games where the agent threw a win or a draw away, the ply
   where it first did (the mean, and each game's);
 * ``results``: the agent's wins, draws and losses (a game cut at ``max_plies`` counts as
@@ -17,7 +19,8 @@ to lose)? It reports, per opponent:
 
 An agent is any callable ``agent(observation, legal_actions) -> action`` over the
 encoding of :mod:`.encoding` (``observation`` as the environments give it, with the
-``action_mask``; ``legal_actions`` the list of legal action ids).
+``action_mask``, and ``notation``: the position's text, for an agent that searches with
+a model of the game, as MCTS does; ``legal_actions`` the list of legal action ids).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
         if opponent not in ("perfect", "random"):
             raise ValueError(f"an opponent is perfect or random, not {opponent!r}")
         rng = np.random.default_rng(seed)
-        moves = kept = 0
+        moves = kept = stake_moves = stake_kept = 0
         phases: dict = defaultdict(lambda: [0, 0])
         thrown: list = []
         results = dict.fromkeys(RESULTS, 0)
@@ -90,7 +93,8 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
                     legal = {encoding.action(m): m for m in position.legal_moves()}
                     observation = {"observation": encoding.observation(position),
                                    "hands": encoding.hand_counts(position),
-                                   "action_mask": encoding.mask(position)}
+                                   "action_mask": encoding.mask(position),
+                                   "notation": str(position)}
                     action = agent(observation, sorted(legal))
                     if action not in legal:
                         raise AgentError(f"the agent answered {action!r}, not a legal action of {position}")
@@ -99,6 +103,9 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
                     held = RANK[after_value] >= RANK[before_value]
                     moves += 1
                     kept += held
+                    if before_value != "loss":
+                        stake_moves += 1
+                        stake_kept += held
                     phase = _phase(encoding, position)
                     phases[phase][0] += 1
                     phases[phase][1] += held
@@ -116,6 +123,8 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
                 thrown.append(first_thrown)
         report["opponents"][opponent] = {
             "moves": moves, "kept": round(kept / moves, 4) if moves else None,
+            "at_stake": {"moves": stake_moves,
+                         "kept": round(stake_kept / stake_moves, 4) if stake_moves else None},
             "first_thrown": {"games": len(thrown), "mean_ply": round(float(np.mean(thrown)), 2) if thrown else None,
                              "plies": thrown},
             "results": results,
@@ -146,6 +155,9 @@ def report_text(report: dict) -> str:
         r = row["results"]
         kept = "no move" if row["kept"] is None else f"{100 * row['kept']:.1f} % of {row['moves']:,} moves kept the value"
         lines.append(f"against {opponent} play: {kept}; won {r['win']}, drew {r['draw']}, lost {r['loss']}")
+        stake = row["at_stake"]
+        if stake["moves"]:
+            lines.append(f"  from won or drawn positions: {100 * stake['kept']:.1f} % of {stake['moves']:,} moves kept the value")
         first = row["first_thrown"]
         if first["games"]:
             lines.append(f"  threw a win or a draw away in {first['games']} game{'' if first['games'] == 1 else 's'}, first at ply "

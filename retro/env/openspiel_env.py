@@ -103,6 +103,7 @@ class RetroSpielState(pyspiel.State):
         self.max_plies = int(params["max_plies"])
         self.position = _retro(*self.key)[0].start()
         self.plies = 0
+        self._moves_of, self._legal = None, {}
 
     @property
     def encoding(self) -> Encoding:
@@ -111,11 +112,23 @@ class RetroSpielState(pyspiel.State):
     def current_player(self):
         return pyspiel.PlayerId.TERMINAL if self.is_terminal() else self.position.side.code
 
+    def _moves(self) -> dict:
+        """The legal moves by action id, worked out once per position (a search asks for
+        the legal actions, then applies one)."""
+        if self._moves_of is not self.position:
+            encoding = self.encoding
+            self._legal = {encoding.action(m): m for m in self.position.legal_moves()}
+            self._moves_of = self.position
+        return self._legal
+
     def _legal_actions(self, player):
-        return sorted(self.encoding.action(m) for m in self.position.legal_moves())
+        return sorted(self._moves())
 
     def _apply_action(self, action):
-        self.position = self.position.play(self.encoding.move(self.position, action))
+        move = self._moves().get(int(action))
+        if move is None:
+            move = self.encoding.move(self.position, action)  # raises, naming the action
+        self.position = self.position.play(move)
         self.plies += 1
 
     def _action_to_string(self, player, action):

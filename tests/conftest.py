@@ -39,6 +39,7 @@ def pytest_configure(config):
     for process in parts:
         process.wait()
 
+
 @pytest.fixture(scope="session", autouse=True)
 def no_user_databases(tmp_path_factory):
     """The tests never read or write the user's own databases: the per-user data folder

@@ -249,13 +249,15 @@ class _Scratch:
         if not self.spilled:
             return
         itemsize = np.dtype(game.value_dtype).itemsize
+        freed: dict = {}  # bytes whose files go after the i-th tier (their last reader)
+        for t in self.spilled:
+            freed[last_use[t]] = freed.get(last_use[t], 0) + game.tier_size(t) * itemsize
         live, needed = 0, 0  # bytes of the files alive at once, as tiers are read in order
         for i, tier in enumerate(db.tiers):
             if tier in self.spilled:
                 live += game.tier_size(tier) * itemsize
             needed = max(needed, live)
-            live -= sum(game.tier_size(t) * itemsize for t in self.spilled
-                        if last_use[t] == i)
+            live -= freed.get(i, 0)
         parent = log.parent if log is not None else None
         self.lock = None
         try:

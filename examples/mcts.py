@@ -68,8 +68,13 @@ def main(argv=None) -> int:
     from retro import games
     from retro.env.evaluate import evaluate
 
-    game = games.get(args.game, args.variant)
-    db = retro.open_database(args.db, game=game)
+    from retro.errors import DatabaseError
+
+    try:
+        game = games.get(args.game, args.variant)
+        db = retro.open_database(args.db, game=game)
+    except (DatabaseError, ValueError) as error:  # no such game or file: one line, exit 2
+        parser.exit(2, f"mcts.py: error: {error}\n")
     reports = {}
     print(f"{game.full_name}: OpenSpiel MCTS (UCT, random rollouts), {args.games} games against each opponent")
     print(f"{'budget':>7}  {'opponent':<8} {'kept':>7} {'moves':>6}  {'at stake':>8} {'moves':>6}  "

@@ -52,7 +52,8 @@ FILTERS = [{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 1 << 16}]
 SYMBOLS = "0: the second side wins, 1: the first side wins, 2: a draw (in the tier's stored frame)"
 SECOND_WINS, FIRST_WINS, DRAW = 0, 1, 2
 BLOCKS_AT_ONCE = 64  # blocks read from the source and compressed together
-FILE_CHUNK = 1 << 20  # bytes in each HDF5 chunk of a tier's blocks
+FILE_CHUNK = 1 << 16  # bytes in each HDF5 chunk of a tier's blocks; a cold probe reads the one or two
+# holding its block (about 18 kB of LZMA for the standard game), not a MiB
 NOT_FOR_MUSKETEERS = ("the win/draw/loss export covers the tier games; Three Musketeers' "
                       "database already stores one byte a position")
 NOT_FOR_MORE_PLAYERS = ("the win/draw/loss export covers two-sided games; the four-player race's "

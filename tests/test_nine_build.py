@@ -454,3 +454,12 @@ def test_verify_removes_the_scratch_folders_of_killed_runs_and_no_other(db_9mm3)
         assert not abandoned.exists()
         assert (running / "hand_0_0_board_3_3.npy").exists()
     assert sorted(p.name for p in cache.glob("verify-*")) == ["verify-running"]
+
+
+def test_verify_of_a_file_whose_tiers_are_never_read_again(tmp_path):
+    """The 3-piece moving stage is one tier, read only by itself: no scratch folder,
+    and the run ends cleanly."""
+    out = tmp_path / "moving3.h5"
+    build(games.get(NINE, "3"), out, stage="moving", progress=False)
+    report = verify(out, progress=False, fresh=True)
+    assert report.ok and report.positions_checked > 10**5

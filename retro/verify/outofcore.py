@@ -246,6 +246,7 @@ class _Scratch:
         self.names = {t: game.tier_name(t) for t in db.tiers}
         self.spilled = {t for t in db.tiers if last_use.get(t, -1) > place[t]}
         self.folder: Path | None = None
+        self.lock = None
         if not self.spilled:
             return
         itemsize = np.dtype(game.value_dtype).itemsize
@@ -259,7 +260,6 @@ class _Scratch:
             needed = max(needed, live)
             live -= freed.get(i, 0)
         parent = log.parent if log is not None else None
-        self.lock = None
         try:
             if parent is not None:
                 parent.mkdir(parents=True, exist_ok=True)

@@ -44,6 +44,7 @@ def test_every_legal_move_round_trips_and_the_mask_is_the_legal_moves(game):
             assert 0 <= action < encoding.size
             assert encoding.move(position, action) == move
             assert encoding.text(action) == str(move)
+        assert encoding.legal(position) == dict(zip(actions, moves))
         mask = encoding.mask(position)
         assert mask.sum() == len(moves) and all(mask[a] == 1 for a in actions)
         illegal = int(np.flatnonzero(mask == 0)[0])

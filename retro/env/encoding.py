@@ -82,6 +82,10 @@ class Encoding:
         text = (f"{self.points[origin - 1]}-" if origin else "") + self.points[target]
         return text + (f"x{self.points[remove - 1]}" if remove else "")
 
+    def legal(self, position) -> dict:
+        """The legal moves of ``position`` by action id."""
+        return {self.action(move): move for move in position.legal_moves()}
+
     def move(self, position, action: int):
         """The legal move of ``position`` that ``action`` stands for, else EncodingError."""
         for move in position.legal_moves():

@@ -90,7 +90,7 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
                 if position.is_over():
                     break
                 if position.side is side:
-                    legal = {encoding.action(m): m for m in position.legal_moves()}
+                    legal = encoding.legal(position)
                     observation = {"observation": encoding.observation(position),
                                    "hands": encoding.hand_counts(position),
                                    "action_mask": encoding.mask(position),

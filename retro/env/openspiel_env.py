@@ -116,8 +116,7 @@ class RetroSpielState(pyspiel.State):
         """The legal moves by action id, worked out once per position (a search asks for
         the legal actions, then applies one)."""
         if self._moves_of is not self.position:
-            encoding = self.encoding
-            self._legal = {encoding.action(m): m for m in self.position.legal_moves()}
+            self._legal = self.encoding.legal(self.position)
             self._moves_of = self.position
         return self._legal
 

@@ -27,19 +27,30 @@ def test_openspiel_s_random_simulation_test(game):
     pyspiel.random_sim_test(loaded, num_sims=3, serialize=False, verbose=False)
 
 
+def _after_random_actions(game, rng: random.Random, plies: int):
+    """A new state after up to ``plies`` random actions (fewer if the game ends)."""
+    state = game.new_initial_state()
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def _first_player_value(outcome) -> float:
+    """The database's outcome as OpenSpiel's value for player 0: 1 a win, -1 a loss, 0 a draw."""
+    return 0.0 if outcome.winner is None else (1.0 if outcome.winner.code == 0 else -1.0)
+
+
 def test_openspiel_s_minimax_solves_tic_tac_toe_as_the_database_does(db_ttt):
     game = pyspiel.load_game("retro_tic_tac_toe")
     rng = random.Random(4)
     seen = {-1.0: 0, 0.0: 0, 1.0: 0}  # positions O wins, draws, X wins: some of each
     with open_database(db_ttt) as db:
         while min(seen.values()) < 3:
-            state = game.new_initial_state()
-            for _ in range(rng.randrange(0, 7)):
-                if state.is_terminal():
-                    break
-                state.apply_action(rng.choice(state.legal_actions()))
+            state = _after_random_actions(game, rng, rng.randrange(0, 7))
             outcome = db.probe(state.position)
-            expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner.code == 0 else -1.0)
+            expected = _first_player_value(outcome)
             if seen[expected] >= 3:
                 continue
             seen[expected] += 1
@@ -50,18 +61,14 @@ def test_openspiel_s_minimax_solves_tic_tac_toe_as_the_database_does(db_ttt):
 def test_openspiel_s_minimax_to_a_horizon_solves_three_mens_morris_as_the_database_does(db_3mm):
     """Positions repeat in three men's morris, so OpenSpiel's alpha-beta needs a horizon
     (a position there counts 0). Within it, its value is the database's: a win in at most
-    ``DEPTH`` plies is found, and a draw stays 0 at any horizon."""
+    ``depth`` plies is found, and a draw stays 0 at any horizon."""
     depth = 5
     game = pyspiel.load_game("retro_three_mens_morris", {"max_plies": 1000})
     rng = random.Random(5)
     seen = {"win": 0, "draw": 0}
     with open_database(db_3mm) as db:
         while min(seen.values()) < 6:
-            state = game.new_initial_state()
-            for _ in range(rng.randrange(4, 14)):
-                if state.is_terminal():
-                    break
-                state.apply_action(rng.choice(state.legal_actions()))
+            state = _after_random_actions(game, rng, rng.randrange(4, 14))
             if state.is_terminal():
                 continue
             outcome = db.probe(state.position)
@@ -72,5 +79,4 @@ def test_openspiel_s_minimax_to_a_horizon_solves_three_mens_morris_as_the_databa
             value, _ = minimax.alpha_beta_search(game, state=state, maximum_depth=depth,
                                                  value_function=lambda s: 0.0,
                                                  maximizing_player_id=0)  # White's value
-            expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner.code == 0 else -1.0)
-            assert value == expected, (state.position, outcome)
+            assert value == _first_player_value(outcome), (state.position, outcome)

@@ -171,6 +171,14 @@ class DatabaseClosedError(DatabaseError, ValueError):
     """A method was called on a database after :meth:`close`, as on a closed file."""
 
 
+# --- writing -----------------------------------------------------------------------
+
+
+class OutputPathError(ValueError):
+    """A file retro was asked to write is in the way: a directory, a symbolic link, a
+    device, a named pipe or a socket, which writing would follow or replace."""
+
+
 # --- building ----------------------------------------------------------------------
 
 
@@ -202,6 +210,7 @@ __all__ = [
     "MusketeerCountError",
     "NotADatabaseError",
     "NotationError",
+    "OutputPathError",
     "OverlapError",
     "PositionError",
     "PositionNotInDatabaseError",

@@ -24,6 +24,7 @@ from numba import njit
 
 from ..values import not_a_position
 from ..errors import ChecksumError, DamagedDatabaseError, DatabaseAccessError, DatabaseNotFoundError, NotADatabaseError
+from ..outputs import check_output, file_kind
 
 CHUNK_BYTES = 1 << 16
 CHECK_BLOCK_BYTES = 1 << 25  # values read at a time when checking a dataset's digest
@@ -249,6 +250,7 @@ def write_atomically(data, path: Path) -> None:
     removed and the error raised. A ``<path>.tmp`` that is not a regular file (a link,
     a device, a named pipe) is neither followed nor replaced: an ``OSError`` says so.
     """
+    check_output(path)  # a rename would replace a device, a pipe or a link
     tmp = path.with_name(path.name + ".tmp")
     try:
         mode = os.lstat(tmp).st_mode
@@ -337,23 +339,6 @@ def check_readable(path: Path) -> None:
         raise DatabaseAccessError(f"permission denied reading {path}") from error
     except OSError as error:
         raise NotADatabaseError(f"cannot read {path}: {error.strerror or error}") from error
-
-
-def file_kind(mode: int) -> str:
-    """What a file of ``st_mode`` ``mode`` is, for messages: ``a named pipe``, ``a device``..."""
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a special file"
 
 
 def damaged(path: Path, what: str, rebuild: str) -> DamagedDatabaseError:

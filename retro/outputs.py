@@ -1,0 +1,102 @@
+"""The one guard every file retro writes goes through.
+
+retro writes its outputs by a rename (``<path>.tmp`` then ``os.replace``) or by
+opening them for writing; either would put a regular file where a device, a named
+pipe or a socket was, or write through a symbolic link to whatever it points at
+(run as root, ``--force`` once replaced ``/dev/null``). So a path to be written must
+be a regular file or nothing at all, whatever ``--force`` says, and its folder must
+exist. :func:`check_output` says so in one line; :func:`open_output` opens a file for
+writing without following a link planted after the check.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from .errors import OutputPathError
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages: ``a named pipe``, ``a device``..."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def check_output(path: Path | str, option: str | None = None) -> Path:
+    """Return ``path`` if it may be written: missing, or a regular file (not a link).
+
+    Raises :class:`OutputPathError` (one line naming ``option``, the flag that gave the
+    path, when there is one) for a directory, a symbolic link, a device, a named pipe,
+    a socket, or a folder that does not exist. Nothing is followed or created.
+    """
+    path = Path(path)
+    named = f"{option} {path}" if option else str(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        parent = path.parent
+        if not parent.is_dir():
+            raise OutputPathError(f"{named}: the folder {parent} does not exist") from None
+        return path
+    except OSError as error:
+        raise OutputPathError(f"cannot write {named}: {error.strerror or error}") from None
+    if stat.S_ISREG(mode):
+        return path
+    if stat.S_ISDIR(mode):
+        raise OutputPathError(f"{named} is a directory; name a file")
+    if stat.S_ISLNK(mode):
+        target = Path(os.path.realpath(path))
+        hint = f" (name the file itself: {target})" if target.is_file() else ""
+        raise OutputPathError(f"{named} is a symbolic link: writing would replace the link or "
+                              f"write where it points; name a regular file{hint}")
+    raise OutputPathError(f"{named} is {file_kind(mode)}, which writing would replace; "
+                          "name a regular file")
+
+
+def check_output_folder(folder: Path | str, option: str | None = None) -> Path:
+    """Return ``folder`` if files may be written into it: an existing directory (not a
+    link to one) or a missing path whose parent exists (it is then created)."""
+    folder = Path(folder)
+    named = f"{option} {folder}" if option else str(folder)
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        if not folder.parent.is_dir():
+            raise OutputPathError(f"{named}: the folder {folder.parent} does not exist") from None
+        return folder
+    except OSError as error:
+        raise OutputPathError(f"cannot write into {named}: {error.strerror or error}") from None
+    if stat.S_ISDIR(mode):
+        return folder
+    raise OutputPathError(f"{named} is {file_kind(mode)}, not a folder; name a folder")
+
+
+def open_output(path: Path | str, option: str | None = None, mode: str = "wb"):
+    """Open ``path`` for writing after :func:`check_output`; ``O_NOFOLLOW`` refuses a link
+    planted since, and a file that turned into something else is refused too."""
+    path = check_output(path, option)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o644)
+    try:
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):
+            raise OutputPathError(f"{path} is {file_kind(kind)}, which writing would replace; "
+                                  "name a regular file")
+        os.set_blocking(fd, True)
+        return open(fd, mode, closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise

@@ -17,7 +17,9 @@ the weak solvers (imported on first use).
 
 from __future__ import annotations
 
-__version__ = "0.3.0"
+# The version lives below the package (pyproject reads it there), so that modules
+# inside retro name it without importing the package root.
+from ._version import __version__
 
 from ._numba_cache import ensure_numba_cache
 

@@ -33,9 +33,13 @@ def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str
     return ".".join(base + ([name] if name else []))
 
 
+ROOT = "__init__"  # the package root, retro/__init__.py
+
+
 def retro_imports(module: str, *, top_level_only: bool = False) -> set[str]:
-    """The retro modules ``module`` imports (as dotted names below ``retro``); with
-    ``top_level_only`` only the imports run when the module loads."""
+    """The retro modules ``module`` imports (as dotted names below ``retro``; the package
+    root as ``__init__``), deferred imports inside functions too; with ``top_level_only``
+    only the imports run when the module loads."""
     path = MODULES[module]
     tree = ast.parse(path.read_text())
     nodes = tree.body if top_level_only else list(ast.walk(tree))
@@ -44,15 +48,23 @@ def retro_imports(module: str, *, top_level_only: bool = False) -> set[str]:
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = _resolve(module, path.name == "__init__.py", node.level, node.module)
+            elif node.module == "retro":
+                base = ""
             elif node.module and node.module.startswith("retro."):
                 base = node.module[len("retro."):]
             else:
                 continue
             for alias in node.names:
                 candidate = f"{base}.{alias.name}" if base else alias.name
-                found.add(candidate if candidate in MODULES else base)
+                # A name that is no module (``from .. import __version__``) is read from
+                # the package it is imported from: that package's __init__.
+                found.add(candidate if candidate in MODULES else base or ROOT)
         elif isinstance(node, ast.Import):
-            found.update(a.name[len("retro."):] for a in node.names if a.name.startswith("retro."))
+            for alias in node.names:
+                if alias.name == "retro":
+                    found.add(ROOT)
+                elif alias.name.startswith("retro."):
+                    found.add(alias.name[len("retro."):])
     return {m for m in found if m}
 
 
@@ -111,23 +123,79 @@ def test_the_independent_verifier_keeps_its_own_move_generation():
     assert not {m for m in imported if within(m, ("games.musketeers.sweep", "games.musketeers.lookup"))}
 
 
-def test_the_import_graph_has_no_cycles():
-    graph = {m: {i for i in retro_imports(m, top_level_only=True) if i in MODULES}
+def import_cycles() -> list[list[str]]:
+    """Every circle of imports (each strongly connected set of modules, sorted), counting
+    every import, deferred ones inside functions too: a deferred import only hides a
+    circle until the function runs. A module importing its own package's ``__init__``
+    (``from . import x`` in a package) is not a circle; the package root is no exception
+    to the rule of ``test_nothing_below_the_package_root_imports_it``."""
+    graph = {m: {i for i in retro_imports(m) if i in MODULES and i != m
+                 and not (i != ROOT and m.startswith(i + "."))}  # a package's own __init__
              for m in MODULES}
-    state: dict[str, int] = {}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
 
-    def visit(node: str, trail: list[str]) -> None:
-        if state.get(node) == 2:
-            return
-        assert state.get(node) != 1, " -> ".join(trail + [node])
-        state[node] = 1
-        for child in graph.get(node, ()):
-            if child != node and not node.startswith(child + "."):  # a package's own __init__
-                visit(child, trail + [node])
-        state[node] = 2
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for child in sorted(graph[node]):
+            if child not in order:
+                visit(child)
+                low[node] = min(low[node], low[child])
+            elif child in on_stack:
+                low[node] = min(low[node], order[child])
+        if low[node] == order[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
 
-    for node in graph:
-        visit(node, [])
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(cycles)
+
+
+def test_the_import_graph_has_no_cycles():
+    assert import_cycles() == []
+
+
+def test_a_deferred_import_closing_a_circle_is_found(monkeypatch, tmp_path):
+    """The cycle check reads imports inside functions too, not only at the top."""
+    (tmp_path / "a.py").write_text("from . import b\n")
+    (tmp_path / "b.py").write_text("def later():\n    from .a import x\n")
+    monkeypatch.setitem(MODULES, "a", tmp_path / "a.py")
+    monkeypatch.setitem(MODULES, "b", tmp_path / "b.py")
+    assert ["a", "b"] in import_cycles()
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m != ROOT))
+def test_nothing_below_the_package_root_imports_it(module):
+    """``retro/__init__.py`` imports the package's modules; one importing it back (``from
+    .. import __version__``, ``import retro``) closes a circle through the root. The
+    version is read from ``retro._version``."""
+    assert ROOT not in retro_imports(module)
+
+
+def test_the_root_import_check_sees_each_way_of_importing_the_root(monkeypatch, tmp_path):
+    ways = ["from .. import __version__\n", "import retro\n", "from retro import __version__\n",
+            "def later():\n    from .. import __version__\n"]
+    for i, text in enumerate(ways):
+        (tmp_path / f"m{i}.py").write_text(text)
+        monkeypatch.setitem(MODULES, f"db.m{i}", tmp_path / f"m{i}.py")
+        assert ROOT in retro_imports(f"db.m{i}"), text
+    (tmp_path / "fine.py").write_text("from .. import games\nfrom .._version import __version__\n")
+    monkeypatch.setitem(MODULES, "db.fine", tmp_path / "fine.py")
+    assert ROOT not in retro_imports("db.fine")
 
 
 @pytest.mark.parametrize("oracle", ["minimax.py", "morris_oracle.py", "nine_oracle.py", "race_oracle.py"])

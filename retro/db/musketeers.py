@@ -56,7 +56,7 @@ from ..games.musketeers.lookup import (
 )
 from ..games.musketeers.position import Move, Position
 from ..values import ENEMY_WON, PREFERENCE_KEYS, VALUE_OF_BEST_KEY, Outcome
-from .database import DEFAULT_CACHE_BYTES, Database
+from .base import DEFAULT_CACHE_BYTES, Database
 from .format import DatabaseFile
 from .hdf5io import HDF5_ERRORS
 

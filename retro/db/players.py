@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ChecksumError, GameOverError
 from ..values import DRAW, LOSS, WIN, PlayerValue, Standing
-from .database import RNG, TierDatabase, choose
+from .base import RNG, TierDatabase, choose
 
 RESULT_CODES = {WIN: 1, DRAW: 0, LOSS: -1}
 

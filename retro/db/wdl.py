@@ -38,7 +38,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .. import __version__, games
+from .. import games
+from .._version import __version__
 from ..errors import ChecksumError, DatabaseError, NotADatabaseError
 from ..games.protocol import Game
 from ..values import draw_value, encode, max_plies, not_a_position

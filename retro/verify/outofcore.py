@@ -43,10 +43,8 @@ from ..units import size_text
 from ..values import draw_value, not_a_position
 from .prooflog import ProofLog, log_path
 from .report import Check
-from .tiers import judge
+from .verdicts import BAD_FINISHED, BAD_IMAGE, OK, judge
 
-OK, BAD_FINISHED, BAD_IMAGE = 0, 1, 6
-RULE_IMAGE = "a symmetric image of a position holds another value than the position"
 CHUNK = 1 << 20  # entries expanded at a time
 READ_BLOCK = 1 << 24  # values read from the file at a time
 

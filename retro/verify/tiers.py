@@ -52,17 +52,10 @@ from ..db.hdf5io import HDF5_ERRORS, digest, get_text, read_values
 from ..games.protocol import OPEN, Game
 from ..progress import progress_bar
 from .report import Check, JsonReport
+from .verdicts import (  # noqa: F401 (BAD_* and RULES re-exported: their home before)
+    BAD_DRAW, BAD_FINISHED, BAD_IMAGE, BAD_LOSS, BAD_WIN, NOT_FINISHED_ZERO, OK, RULES, judge,
+)
 from ..values import Outcome, PlayerValue, draw_value, not_a_position
-
-OK, BAD_FINISHED, BAD_WIN, BAD_LOSS, BAD_DRAW, NOT_FINISHED_ZERO = 0, 1, 2, 3, 4, 5
-RULES = {
-    BAD_FINISHED: "a finished position (or an entry that is not a position) holds another value",
-    BAD_WIN: "a win in n needs a move to a loss in n - 1 and none to a faster loss",
-    BAD_LOSS: "a loss in n needs only moves to wins, the longest in n - 1",
-    BAD_DRAW: "a draw needs no move to a loss and one to a draw",
-    6: "a symmetric image of a position holds another value than the position",
-}
-
 
 @dataclass(frozen=True)
 class Disagreement:
@@ -92,24 +85,6 @@ class TierVerifyReport(JsonReport):
     disagreements: list[Disagreement] = field(default_factory=list)
     resumed_tiers: int = 0  # tiers an earlier run proved, with the same values (proof log)
     proof_log: str | None = None  # where the proof log is kept (out-of-core games)
-
-
-@njit(cache=True, inline="always")
-def judge(value, mover_wins, draw, invalid, bad_child, fewest_loss, longest_win, draws, count):
-    """The verdict on a stored ``value`` (``mover_wins``: it says the side to move wins)
-    from its children's tally: ``fewest_loss`` the least distance of a child lost for
-    its mover (-1: none), ``longest_win`` the longest of a child won by its mover,
-    ``draws`` the drawn children, ``count`` the moves; ``bad_child``: a move into an
-    entry that is not a position."""
-    if bad_child or value == invalid:
-        return BAD_FINISHED
-    if value == draw:
-        return OK if fewest_loss == -1 and draws > 0 else BAD_DRAW
-    plies = value >> 1
-    if mover_wins:
-        return OK if plies >= 1 and fewest_loss == plies - 1 else BAD_WIN
-    ok = plies >= 1 and fewest_loss == -1 and draws == 0 and count > 0 and longest_win == plies - 1
-    return OK if ok else BAD_LOSS
 
 
 @njit(cache=True, parallel=True)
@@ -259,7 +234,7 @@ def _disagreement(game: Game, tier, entry: int, stored: int, verdict: int) -> Di
     position = game.position_at(tier, entry)
     dtype = np.dtype(game.value_dtype).type
     if position is None:
-        what = "a symmetric image" if verdict == 6 else "not a position"
+        what = "a symmetric image" if verdict == BAD_IMAGE else "not a position"
         text, words = f"entry {entry} ({what})", f"value {stored}"
     else:
         text = str(position)

@@ -9,9 +9,13 @@ checks against an independent solver) on a sample of every tier's entries.
 from __future__ import annotations
 
 import io
+import os
 import random
+import socket
+import stat
 import sys
 from functools import lru_cache
+from pathlib import Path
 
 import h5py
 import pytest
@@ -21,7 +25,7 @@ from retro.cli import main
 from retro.db.database import WdlDatabase
 from retro.db.format import DatabaseFile
 from retro.db.wdl import export_wdl
-from retro.errors import DatabaseError, NotADatabaseError
+from retro.errors import DatabaseError, NotADatabaseError, OutputPathError
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -206,3 +210,102 @@ def test_the_cli_exports_probes_and_refuses_to_play_from_an_export(db_9mm3, tmp_
     assert analyze.returncode == 2 and "win/draw/loss export" in analyze.stderr
     with pytest.raises(NotADatabaseError, match="win/draw/loss export"):
         DatabaseFile(out)
+
+
+# --- writing only where a regular file is, or nothing (issue 40, defect 1) ------------------
+
+KINDS = ["symbolic link", "dangling link", "named pipe", "socket", "device"]
+
+
+def kind_of(path: Path) -> str:
+    mode = os.lstat(path).st_mode
+    return {stat.S_IFLNK: "link", stat.S_IFIFO: "named pipe", stat.S_IFSOCK: "socket",
+            stat.S_IFCHR: "device", stat.S_IFREG: "regular file"}.get(stat.S_IFMT(mode), "other")
+
+
+def null_device(tmp_path: Path) -> Path:
+    """A character device to write to: a null device made in ``tmp_path`` when this runs
+    as root (a broken guard then replaces that one, never the system's /dev/null), else
+    the system's /dev/null, which an unprivileged test cannot harm."""
+    if os.geteuid() != 0:
+        return Path("/dev/null")
+    made = tmp_path / "null"
+    try:
+        os.mknod(made, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:
+        pytest.skip("running as root without the right to make a device node")
+    return made
+
+
+@pytest.fixture
+def in_the_way(tmp_path, monkeypatch):
+    """``in_the_way(kind, path)``: puts a ``kind`` of file at ``path`` (the device: returns
+    a device's path instead) and a regular file ``victim`` a link may point at."""
+    monkeypatch.chdir(tmp_path)  # a socket's path must be short: bind it by a relative name
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"not to be written")
+    sockets = []
+
+    def make(kind: str, path: Path) -> Path:
+        if kind == "symbolic link":
+            path.symlink_to(victim)
+        elif kind == "dangling link":
+            path.symlink_to(tmp_path / "nowhere")
+        elif kind == "named pipe":
+            os.mkfifo(path)
+        elif kind == "socket":
+            sockets.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            sockets[-1].bind(os.path.relpath(path, tmp_path))
+        else:
+            return null_device(tmp_path)
+        return path
+
+    yield make
+    for s in sockets:
+        s.close()
+    assert victim.read_bytes() == b"not to be written"
+    assert not (tmp_path / "nowhere").exists()
+
+
+def expected_kind(kind: str) -> str:
+    return {"symbolic link": "link", "dangling link": "link"}.get(kind, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_export_writes_no_out_that_is_not_a_regular_file(kind, db_ttt, tmp_path, in_the_way):
+    out = in_the_way(kind, tmp_path / "wdl.h5")
+    with pytest.raises(OutputPathError) as refused:
+        export_wdl(db_ttt, out)
+    assert "\n" not in str(refused.value)
+    assert kind_of(out) == expected_kind(kind)
+    assert not out.with_name(out.name + ".tmp").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS[:4])
+def test_the_export_writes_through_no_tmp_that_is_not_a_regular_file(kind, db_ttt, tmp_path,
+                                                                     in_the_way):
+    out = tmp_path / "wdl.h5"
+    tmp = in_the_way(kind, out.with_name(out.name + ".tmp"))
+    with pytest.raises(OutputPathError, match=".tmp"):
+        export_wdl(db_ttt, out)
+    assert kind_of(tmp) == expected_kind(kind)
+    assert not out.exists()
+
+
+def test_the_system_null_device_is_refused_as_out(db_ttt, tmp_path):
+    """The device case with no link in the way: ``/dev/null`` itself, checked before any
+    byte is written (so even as root nothing there is touched)."""
+    device = null_device(tmp_path)
+    with pytest.raises(OutputPathError, match="device"):
+        export_wdl(db_ttt, device)
+    assert kind_of(device) == "device"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_forced_export_over_what_is_not_a_regular_file_is_one_line_and_exit_2(
+        kind, db_ttt, tmp_path, in_the_way, retro):
+    out = in_the_way(kind, tmp_path / "wdl.h5")
+    run = retro("export", "--wdl", db_ttt, "--out", out, "--force", "--quiet")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.startswith("retro: error: ") and run.stderr.count("\n") == 1, run.stderr
+    assert kind_of(out) == expected_kind(kind)

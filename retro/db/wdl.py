@@ -30,6 +30,7 @@ import hashlib
 import json
 import lzma
 import os
+import stat
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +43,7 @@ from .. import games
 from .._version import __version__
 from ..errors import ChecksumError, DatabaseError, NotADatabaseError
 from ..games.protocol import Game
+from ..outputs import check_output, open_output
 from ..values import draw_value, encode, max_plies, not_a_position
 from .format import DatabaseFile
 from .hdf5io import HDF5_ERRORS, _first_line, check_readable, get_text, set_text, value_table
@@ -103,16 +105,21 @@ def _compress(packed: np.ndarray) -> bytes:
 
 
 def export_wdl(source: str | os.PathLike, out: str | os.PathLike, *, threads: int | None = None,
-               progress=None) -> dict:
+               progress=None, option: str | None = None) -> dict:
     """Write the win/draw/loss export of the database ``source`` to ``out``.
 
     Written to ``<out>.tmp`` and renamed when whole, so an interrupted export leaves no
     half file. ``progress(entries)`` is called as entries are done. Returns a summary:
-    entries, bytes, seconds and bits an entry.
+    entries, bytes, seconds and bits an entry. ``out`` and ``<out>.tmp`` must each be a
+    regular file or missing: anything else (a symbolic link, a device, a named pipe, a
+    socket, a folder) raises :class:`~retro.errors.OutputPathError` before anything is
+    written, naming ``option`` (the flag that gave ``out``) when given.
     """
     started = time.monotonic()
-    out = Path(out)
-    tmp = out.with_name(out.name + ".tmp")
+    # The rename would replace whatever ``out`` is, and HDF5 would write through a link
+    # at ``<out>.tmp``: both are checked before the source is even opened.
+    out = check_output(out, option)
+    tmp = check_output(out.with_name(out.name + ".tmp"))
     file = DatabaseFile(source)
     try:
         game = file.game
@@ -122,6 +129,10 @@ def export_wdl(source: str | os.PathLike, out: str | os.PathLike, *, threads: in
             raise DatabaseError(NOT_FOR_MORE_PLAYERS)
         digest = file.content_digest()
         entries = 0
+        # Created by the guard's own opening (no link followed, a regular file or an
+        # error), so that HDF5 then truncates that file rather than opening by name
+        # whatever was planted since the check.
+        open_output(tmp).close()
         with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool, \
                 h5py.File(tmp, "w") as f:
             _write_header(f, game, file.tiers, digest)
@@ -130,15 +141,29 @@ def export_wdl(source: str | os.PathLike, out: str | os.PathLike, *, threads: in
                 entries += _export_tier(file, tier, group.create_group(game.tier_name(tier)),
                                         pool, progress)
             f.attrs["complete"] = True
+        # An export takes minutes: what ``out`` and the file written are is checked
+        # again just before the rename.
+        check_output(out, option)
+        check_output(tmp)
         os.replace(tmp, out)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _remove_own(tmp)
         raise
     finally:
         file.close()
     size = out.stat().st_size
     return {"entries": entries, "bytes": size, "seconds": time.monotonic() - started,
             "bits_per_entry": 8 * size / max(1, entries)}
+
+
+def _remove_own(tmp: Path) -> None:
+    """Remove the half-written ``tmp``, but only a regular file: a link, a pipe or a
+    device found there is not the export's to remove."""
+    try:
+        if stat.S_ISREG(os.lstat(tmp).st_mode):
+            tmp.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def _write_header(f: h5py.File, game: Game, tiers, digest: str) -> None:

@@ -29,6 +29,7 @@ from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db import locations
 from .db.format import DatabaseError, default_path
 from .errors import GameMismatchError, quoted
+from .outputs import check_output
 from .games.musketeers import rules
 from .games.musketeers.position import PositionError
 from .progress import progress_bar
@@ -45,14 +46,21 @@ DEFAULT_PORT = 8000
 TABLE_BITS_HELP = ("transposition table of 2**B entries (default: 512 MiB, that is B=24 of "
                    "32 bytes for dfpn and B=25 of 16 bytes for alphabeta; for nine men's "
                    "morris's search B=26 of 10 bytes, 640 MiB)")
-POSITION_HELP = (
-    "Positions: side to move, then one group per row from row 1 (columns a, b, ...). Three "
-    "Musketeers 'M XXXXO XXXXX XXOXX XXXXX OXXXX' (M or E to move; O musketeer, X enemy man, "
-    ". empty); tic-tac-toe 'X ... ... ...'; six men's morris 'W 6 6 ... ... .... ... ...' "
-    "(W or B to move, the pieces in hand of White and Black, then the points of each row). "
-    "Quotes are optional, any case will do, and groups may be joined by underscores as in "
-    "the page's links (M_XXXXO_XXXXX_...). Moves: e1-d1 (also e1d1, 'e1 d1'), a square for "
-    "tic-tac-toe and morris placements (b2), a removal after an x (b2-c2xd4).")
+def _position_help() -> str:
+    """The footer of the commands that read positions: every registered game's notation."""
+    by_notation: dict[str, list[str]] = {}
+    for name in games.GAMES:
+        game = games.get(name)
+        by_notation.setdefault(game.notation, []).append(game.title)
+    lines = [f"{' / '.join(titles)} {notation.replace('Positions are written like ', '', 1)}"
+             for notation, titles in by_notation.items()]
+    return ("Positions, by game:\n\n" + "\n\n".join(lines) + "\n\nIn every game quotes are optional, any "
+            "case will do, and groups may be joined by underscores as in the page's links "
+            "(M_XXXXO_XXXXX_...); a move may also be written without its dash (e1d1) or as two "
+            "words (e1 d1).")
+
+
+POSITION_HELP = _position_help()
 
 QUIET_HELP = "no progress bar (none is drawn either when standard error is not a terminal)"
 FOUND = ("found in $RETRO_DB_DIR, ./db, the checkout's db/ (when run inside it), the user data "
@@ -89,6 +97,29 @@ def _port(text: str) -> int:
     if not _whole_number(text, 5) or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {quoted(text)}")
     return int(text)
+
+
+def _bounded(low: int, high, noun: str = "a whole number"):
+    """argparse type of a whole number from ``low`` to ``high`` (a number, or a function
+    giving it, read when the option is: the cores of this machine)."""
+    def parse(text: str) -> int:
+        top = high() if callable(high) else high
+        if not _whole_number(text, 20) or not low <= int(text) <= top:
+            raise argparse.ArgumentTypeError(f"must be {noun} from {low} to {top:,}, not {quoted(text)}")
+        return int(text)
+    return parse
+
+
+def _cores() -> int:
+    """Threads numba may run here: one per core unless NUMBA_NUM_THREADS says fewer."""
+    import numba
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
+_threads = _bounded(1, _cores, "a number of threads")
+_seed = _bounded(0, 2**63 - 1)
+_count = _bounded(1, 10**9)
 
 
 def _workers(text: str) -> int:
@@ -139,17 +170,45 @@ def _host(text: str) -> str:
     return bare
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, keeping blank lines between paragraphs (one per game)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(super(_Formatter, self)._fill_text(part, width, indent)
+                             for part in text.split("\n\n"))
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # argparse's own usage errors: one line, status 2
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+    # A position's groups are several words joined into one position: argparse's
+    # "[POSITION ...]" would read as several positions.
+    _ONE_POSITION = (("POSITION [POSITION ...]", "POSITION"), ("[POSITION ...]", "[POSITION]"))
+
+    def format_usage(self) -> str:
+        return self._one_position(super().format_usage())
+
+    def format_help(self) -> str:
+        return self._one_position(super().format_help())
+
+    def _one_position(self, text: str) -> str:
+        for many, one in self._ONE_POSITION:
+            text = text.replace(many, one)
+        return text
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="retro",
-        description="Strongly solve games by retrograde analysis (Three Musketeers, "
-        "tic-tac-toe, three, six and nine men's morris), and query, play, verify and analyze "
-        "the result. 'retro games' lists the games; 'retro COMMAND --help' explains each.",
+        description="Strongly solve games by retrograde analysis ("
+        + ", ".join(dict.fromkeys(games.get(name).title.split(" (")[0] for name in games.GAMES))
+        + "), and query, play, verify and analyze the result. 'retro games' lists the games "
+        "and their variants; 'retro COMMAND --help' explains each command.",
         epilog=POSITION_HELP,
     )
     parser.add_argument("--version", action="version", version=f"retro {__version__}")
@@ -193,15 +252,15 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--max-enemy-men", "--max-guards", dest="max_enemy_men", type=int, metavar="K",
                        help="Three Musketeers: build only layers 0..K, the positions with at "
                        "most K enemy men")
-    build.add_argument("--threads", type=int, metavar="T",
-                       help="worker threads (default: one per core)")
+    build.add_argument("--threads", type=_threads, metavar="T",
+                       help="worker threads (default: one per core, the most there can be)")
     build.add_argument("--cluster", metavar="ADDRESS",
                        help="run the tiers as tasks on Dask: 'local' starts a LocalCluster of "
                        "--workers processes on this machine; tcp://HOST:PORT or a scheduler file "
                        "names a running cluster whose workers see the output's folder (a shared "
                        "filesystem). Needs pip install 'retro[cluster]'; the database is the one "
                        "a single-process build writes")
-    build.add_argument("--workers", type=int, metavar="N",
+    build.add_argument("--workers", type=_workers, metavar="N",
                        help="--cluster local: worker processes (default 2); --threads then sets "
                        "each one's numba threads (default: the cores shared among them)")
     build.add_argument("--force", action="store_true",
@@ -257,7 +316,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="your side (default: the side that moves first: musketeers, X, ...)")
     play.add_argument("--start", metavar="POSITION", nargs="+", help="start from this "
                       "position (quotes optional; default: the start of the game)")
-    play.add_argument("--seed", type=int, metavar="S",
+    play.add_argument("--seed", type=_seed, metavar="S",
                       help="seed for the computer's choices among equally good moves")
     play.add_argument("--show-value", action="store_true",
                       help="show the value under the board after every move (the 'value' "
@@ -279,7 +338,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--variant", metavar="V", help="the game's variant, with --game "
                        "(four-player-race: jump)")
     verify.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
-    verify.add_argument("--max-reports", type=int, default=10, metavar="N",
+    verify.add_argument("--max-reports", type=_bounded(0, 10**9), default=10, metavar="N",
                         help="wrong values to list (default: 10)")
     verify.add_argument("--fresh", action="store_true",
                         help="prove every tier again, ignoring what an interrupted earlier "
@@ -289,9 +348,11 @@ def _parser() -> argparse.ArgumentParser:
 
     analyze = command(
         "analyze", "what the database says about the game",
-        "Positions won by each side (table entries and distinct positions up to "
-        "symmetry), plies to the end, the longest wins, and the positions reachable from "
-        "the standard start, per side to move and per number of enemy men.")
+        "Who wins how many positions (table entries and distinct positions up to symmetry), "
+        "plies to the end, the longest wins and the positions reachable from the start: "
+        "per tier and side to move (Three Musketeers: per number of enemy men; the "
+        "four-player race: per player), with the start's value and its first moves. Out-of-"
+        "core games (nine men's morris) are read a chunk at a time.")
     analyze.add_argument("path", metavar="PATH", type=Path, nargs="?",
                          help=f"database file (default: the game's file, {FOUND})")
     analyze.add_argument("--game", metavar="NAME", help="the game whose default file to analyze "
@@ -300,7 +361,9 @@ def _parser() -> argparse.ArgumentParser:
                        "(four-player-race: jump)")
     analyze.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     analyze.add_argument("--json", action="store_true", help="print everything as one JSON object")
-    analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR")
+    analyze.add_argument("--plot", type=Path, metavar="DIR", help="write PNG charts into DIR "
+                         "(Three Musketeers: the musketeers' share by enemy men and the plies "
+                         "to the end; needs pip install 'retro[plot]')")
     analyze.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     export = command(
@@ -316,14 +379,15 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--wdl", action="store_true",
                         help="win/draw/loss only (the one export there is; required, so that "
                         "later kinds stay explicit)")
-    export.add_argument("--game", metavar="NAME", help="the game whose default file to export")
+    export.add_argument("--game", metavar="NAME", help="the game whose default file to export "
+                        "(PATH or --game is required)")
     export.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
     export.add_argument("--out", type=Path, metavar="PATH",
                         help="the export's file (default: the database's name with -wdl, "
                         "beside it: nine-mens-morris-wdl.h5)")
     export.add_argument("--force", action="store_true", help="replace an existing --out file")
-    export.add_argument("--threads", type=int, metavar="T",
-                        help="compressing threads (default: one per core)")
+    export.add_argument("--threads", type=_threads, metavar="T",
+                        help="compressing threads (default: one per core, the most there can be)")
     export.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
     solve = command(
@@ -369,18 +433,22 @@ def _parser() -> argparse.ArgumentParser:
         "that kept the value of the position (a win stays a win, a draw a draw), overall and "
         "from won or drawn positions, the ply where it first threw a win or a draw away, its "
         "results, and the share per phase "
-        "(morris: placement, moving). AGENT is module:function, a function of the "
-        "observation and the legal action ids returning an action (see retro.env; "
-        "examples/agents.py has two).")
-    evaluate.add_argument("agent", metavar="AGENT", help="the agent, module:function (importable from here)")
+        "(morris: placement, moving). AGENT is a function of the observation and the legal action "
+        "ids returning one of them (see retro.env), named module:function (a module importable "
+        "from here, such as examples.agents:uniform in the checkout) or path/to/file.py:function "
+        "(a file anywhere: the checkout's examples/agents.py has two). An agent that raises, "
+        "returns something else than a legal action id or cannot be called so stops the "
+        "evaluation with one line naming it and the position.")
+    evaluate.add_argument("agent", metavar="AGENT",
+                          help="the agent: module:function or path/to/file.py:function")
     evaluate.add_argument("--game", metavar="NAME", help="the game (default: the database's)")
     evaluate.add_argument("--variant", metavar="V", help="the game's variant, with --game")
     evaluate.add_argument("--db", type=Path, metavar="PATH", help=f"database file (default: the game's file, {FOUND})")
-    evaluate.add_argument("--games", type=int, default=20, metavar="N", help="games against each opponent (default 20)")
+    evaluate.add_argument("--games", type=_count, default=20, metavar="N", help="games against each opponent (default 20)")
     evaluate.add_argument("--opponent", choices=("perfect", "random"), action="append",
                           help="play only this opponent (repeat for both; default both)")
-    evaluate.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the opponents' choices")
-    evaluate.add_argument("--max-plies", type=int, default=300, metavar="P",
+    evaluate.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the opponents' choices")
+    evaluate.add_argument("--max-plies", type=_count, default=300, metavar="P",
                           help="a game longer than this counts as a draw (default 300)")
     evaluate.add_argument("--plot", type=Path, metavar="DIR", help="write a PNG chart into DIR")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -393,12 +461,12 @@ def _parser() -> argparse.ArgumentParser:
         "disagreement. Exit status 1 on any.")
     crosscheck.add_argument("--db", type=Path, metavar="PATH",
                             help=f"database file (default: three-musketeers-5x5.h5, {FOUND})")
-    crosscheck.add_argument("--samples", type=int, default=1000, metavar="N",
+    crosscheck.add_argument("--samples", type=_count, default=1000, metavar="N",
                             help="positions to check (default: 1000)")
-    crosscheck.add_argument("--seed", type=int, default=0, metavar="S", help="random seed")
+    crosscheck.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed")
     crosscheck.add_argument("--exact", action="store_true",
                             help="compare the number of plies too (much slower)")
-    crosscheck.add_argument("--workers", type=int, metavar="W",
+    crosscheck.add_argument("--workers", type=_bounded(1, lambda: os.cpu_count() or 1, "a number of processes"), metavar="W",
                             help="solver processes (default: one per core)")
     crosscheck.add_argument("--method", choices=METHODS,
                             help=f"weak solver (default: {DEFAULT_METHOD} for Three Musketeers, "
@@ -782,20 +850,21 @@ def _export(args: argparse.Namespace) -> int:
 
     if not args.wdl:
         raise UsageError("say which export: --wdl (win/draw/loss, the one there is)")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError(f"--threads must be at least 1, not {args.threads}")
+    if args.path is None and args.game is None and args.pieces is None:
+        names = [name for name, cls in games.GAMES.items()
+                 if name != games.DEFAULT_GAME and games.get(name).players == 2]
+        raise UsageError("say which database to export: its PATH, or --game NAME for the game's "
+                         f"file ({', '.join(names)})")
     path = _default_file(args)
     if is_wdl_file(path):
         raise UsageError(f"{path} is already a win/draw/loss export; export the database it came from")
     out = args.out if args.out is not None else path.with_name(f"{path.stem}-wdl.h5")
     if out.resolve() == path.resolve():
         raise UsageError(f"--out {out} is the database itself; name another file")
+    check_output(out, "--out")  # --force or not: never a link, a device or a pipe
+    check_output(out.with_name(out.name + ".tmp"))
     if out.exists() and not args.force:
         raise UsageError(f"{out} exists; give --force to replace it, or another --out")
-    if out.is_dir():
-        raise UsageError(f"--out {out} is a folder; name a file")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: the folder {out.parent} does not exist")
     file = DatabaseFile(path, cache_bytes=0)
     try:
         if file.game.name == games.DEFAULT_GAME:
@@ -855,18 +924,25 @@ def _verify_export(path: Path, args: argparse.Namespace) -> int:
     return 0 if not failed else EXIT_FOUND_PROBLEMS
 
 
-def _proven_a_tier_at_a_time(path: Path) -> bool:
-    """Whether ``retro verify`` keeps a proof log for this file (an out-of-core game)."""
+def _game_in(path: Path):
+    """The game of the database at ``path``; None when it cannot be read (the command
+    that reads it then says why)."""
     from .db.format import DatabaseFile
 
     try:
         file = DatabaseFile(path, cache_bytes=0)
     except DatabaseError:
-        return False
+        return None
     try:
-        return bool(file.game.out_of_core)
+        return file.game
     finally:
         file.close()
+
+
+def _proven_a_tier_at_a_time(path: Path) -> bool:
+    """Whether ``retro verify`` keeps a proof log for this file (an out-of-core game)."""
+    game = _game_in(path)
+    return game is not None and bool(game.out_of_core)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -874,6 +950,10 @@ def _analyze(args: argparse.Namespace) -> int:
 
     path = _default_file(args)
     if args.plot is not None:  # fail now, not after the whole analysis
+        held = _game_in(path)
+        if held is not None and held.name != games.DEFAULT_GAME:
+            raise UsageError(f"--plot draws Three Musketeers' charts; {path} holds {held.full_name} "
+                             "(retro analyze --json gives its numbers for a chart of your own)")
         plot_directory(args.plot)
     report = analyze(path, progress=_bars(args))
     charts = plot(report, args.plot) if args.plot is not None else []
@@ -1039,10 +1119,6 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .db.database import open_database
     from .env.evaluate import AgentError, evaluate, load_agent, plot, report_text
 
-    if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
-    if args.max_plies < 1:
-        raise UsageError(f"--max-plies must be at least 1, not {args.max_plies}")
     forced = _forced_game(args)
     try:
         agent = load_agent(args.agent)
@@ -1052,7 +1128,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     with db:
         try:
             report = evaluate(agent, db, games=args.games, opponents=tuple(args.opponent or ("perfect", "random")),
-                              seed=args.seed, max_plies=args.max_plies)
+                              seed=args.seed, max_plies=args.max_plies, name=args.agent)
         except AgentError as error:
             raise UsageError(str(error)) from None
     charts = plot(report, args.plot) if args.plot is not None else []
@@ -1066,10 +1142,6 @@ def _crosscheck(args: argparse.Namespace) -> int:
     from .crosscheck import crosscheck
     from .db.database import open_database
 
-    if args.samples < 1:
-        raise UsageError("--samples must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be at least 1")
     with open_database(args.db) as db:  # fails early, with the build hint, if missing
         method = _method(args, db.game)
     bar = progress_bar(args.samples, "crosscheck", enabled=_bars(args), unit_scale=False)

@@ -68,20 +68,32 @@ def check_output(path: Path | str, option: str | None = None) -> Path:
 
 def check_output_folder(folder: Path | str, option: str | None = None) -> Path:
     """Return ``folder`` if files may be written into it: an existing directory (not a
-    link to one) or a missing path whose parent exists (it is then created)."""
+    link to one) or a missing path (which :func:`make_output_folder` creates)."""
     folder = Path(folder)
     named = f"{option} {folder}" if option else str(folder)
     try:
         mode = os.lstat(folder).st_mode
     except FileNotFoundError:
-        if not folder.parent.is_dir():
-            raise OutputPathError(f"{named}: the folder {folder.parent} does not exist") from None
         return folder
     except OSError as error:
         raise OutputPathError(f"cannot write into {named}: {error.strerror or error}") from None
     if stat.S_ISDIR(mode):
         return folder
     raise OutputPathError(f"{named} is {file_kind(mode)}, not a folder; name a folder")
+
+
+def make_output_folder(folder: Path | str, option: str | None = None) -> Path:
+    """:func:`check_output_folder`, then create the folder if missing and check that
+    files can be written into it; :class:`OutputPathError` otherwise."""
+    folder = check_output_folder(folder, option)
+    named = f"{option} {folder}" if option else str(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputPathError(f"cannot create {named}: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputPathError(f"cannot write into {named}: permission denied")
+    return folder
 
 
 def open_output(path: Path | str, option: str | None = None, mode: str = "wb"):
@@ -100,3 +112,64 @@ def open_output(path: Path | str, option: str | None = None, mode: str = "wb"):
     except BaseException:
         os.close(fd)
         raise
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomically(data, path: Path) -> None:
+    """Write ``data`` (bytes or a buffer) to ``path`` so that it is there whole or not at all.
+
+    Written under ``<path>.tmp``, flushed to the disk, renamed into place, and the
+    rename made durable, so a crash or power loss can leave the old file or the
+    new one, never a renamed but empty one. On any error the temporary file is
+    removed and the error raised. Neither ``path`` nor ``<path>.tmp`` may be anything
+    but a regular file or missing (:func:`check_output`): a link, a device or a named
+    pipe is neither followed nor replaced, and :class:`OutputPathError` says so.
+    """
+    path = check_output(path)  # the rename would replace a device, a pipe or a link
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        mode = os.lstat(tmp).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OutputPathError(f"{tmp} is {file_kind(mode)}, in the way of {path}; move it away")
+    try:
+        # O_NOFOLLOW: a link planted after the check above fails here, never followed
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as error:
+        tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename is None:
+            error.filename = str(path)  # a failed write() names no file: say which
+        raise
+    fsync_directory(path.parent)
+
+
+def save_figure(figure, path: Path | str, option: str | None = None, dpi: int = 100) -> Path:
+    """Render a matplotlib figure to PNG and write it to ``path`` through the guard,
+    whole or not at all (matplotlib's own ``savefig`` would follow a link or write
+    into a device)."""
+    import io
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    path = check_output(path, option)
+    write_atomically(buffer.getbuffer(), path)
+    return path

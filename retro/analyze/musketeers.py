@@ -33,6 +33,7 @@ from ..bits import lowest_bit_index, popcount
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
 from ..games.musketeers.position import Position, Side
 from ..db.format import DatabaseFile, NotADatabaseError
+from ..outputs import make_output_folder, save_figure
 from ..progress import progress_bar
 from ..verify.musketeers import (
     MUSKETEER_KEYS,
@@ -592,17 +593,7 @@ def plot_directory(directory: str | os.PathLike) -> Path:
         raise MatplotlibMissingError(
             "plotting needs matplotlib: pip install 'retro[plot]'"
         ) from error
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise AnalysisError(f"{directory} exists and is not a directory")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise AnalysisError(f"cannot create the chart directory {directory}: "
-                            f"{error.strerror or error}") from error
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise AnalysisError(f"cannot write charts into {directory}: permission denied")
-    return directory
+    return make_output_folder(directory, "--plot")
 
 
 def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
@@ -678,6 +669,6 @@ def plot(report: dict, directory: str | os.PathLike) -> list[Path]:
 
 def _save(figure, path: Path) -> None:
     try:
-        figure.savefig(path, dpi=120)
+        save_figure(figure, path, dpi=120)
     except OSError as error:
         raise AnalysisError(f"cannot write {path}: {error.strerror or error}") from error

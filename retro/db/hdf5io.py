@@ -24,7 +24,7 @@ from numba import njit
 
 from ..values import not_a_position
 from ..errors import ChecksumError, DamagedDatabaseError, DatabaseAccessError, DatabaseNotFoundError, NotADatabaseError
-from ..outputs import check_output, file_kind
+from ..outputs import check_output, file_kind, fsync_directory, write_atomically  # noqa: F401 (their home before)
 
 CHUNK_BYTES = 1 << 16
 CHECK_BLOCK_BYTES = 1 << 25  # values read at a time when checking a dataset's digest
@@ -225,53 +225,6 @@ def new_image() -> tuple[io.BytesIO, h5py.File]:
     """
     buffer = io.BytesIO()
     return buffer, h5py.File(buffer, "w", **file_options())
-
-
-def fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_atomically(data, path: Path) -> None:
-    """Write ``data`` (bytes or a buffer) to ``path`` so that it is there whole or not at all.
-
-    Written under ``<path>.tmp``, flushed to the disk, renamed into place, and the
-    rename made durable, so a crash or power loss can leave the old file or the
-    new one, never a renamed but empty one. On any error the temporary file is
-    removed and the error raised. A ``<path>.tmp`` that is not a regular file (a link,
-    a device, a named pipe) is neither followed nor replaced: an ``OSError`` says so.
-    """
-    check_output(path)  # a rename would replace a device, a pipe or a link
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        mode = os.lstat(tmp).st_mode
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        raise OSError(errno.EEXIST, f"{file_kind(mode)} is in the way; move it away", str(tmp))
-    try:
-        # O_NOFOLLOW: a link planted after the check above fails here, never followed
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as error:
-        tmp.unlink(missing_ok=True)
-        if isinstance(error, OSError) and error.filename is None:
-            error.filename = str(path)  # a failed write() names no file: say which
-        raise
-    fsync_directory(path.parent)
 
 
 def set_text(attrs: h5py.AttributeManager, name: str, value: str) -> None:

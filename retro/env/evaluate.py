@@ -26,11 +26,17 @@ a model of the game, as MCTS does; ``legal_actions`` the list of legal action id
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import inspect
+import os
+import sys
 from collections import defaultdict
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from ..errors import quoted
 from .encoding import Encoding
 
 RESULTS = ("win", "draw", "loss")
@@ -42,34 +48,119 @@ class AgentError(ValueError):
 
 
 def load_agent(text: str) -> Callable:
-    """The agent ``module:function`` names (the module importable from here)."""
-    module_name, _, function_name = text.partition(":")
+    """The agent ``module:function`` or ``path/to/file.py:function`` names: a module
+    importable from here (the current folder included), or a Python file anywhere."""
+    module_name, _, function_name = text.rpartition(":")
     if not module_name or not function_name:
-        raise AgentError(f"an agent is module:function (a function of the observation and the legal "
-                         f"actions), not {text!r}")
-    import os
-    import sys
-
-    if os.getcwd() not in sys.path and "" not in sys.path:  # a console script: modules from here too
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AgentError(f"cannot import {module_name!r} for the agent: {error}") from None
-    agent = getattr(module, function_name, None)
-    if not callable(agent):
+        raise AgentError(f"an agent is module:function or path/to/file.py:function (a function of the "
+                         f"observation and the legal actions), not {quoted(text)}")
+    if module_name.endswith(".py") or os.sep in module_name or "/" in module_name:
+        module = _module_from_file(Path(module_name))
+    else:
+        if os.getcwd() not in sys.path and "" not in sys.path:  # a console script: modules from here too
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise AgentError(f"cannot import {module_name} for the agent ({error}); name a module "
+                             "importable from here, or a file: path/to/agents.py:function") from None
+        except Exception as error:
+            raise AgentError(f"importing {module_name} for the agent raised {_said(error)}") from None
+    if not hasattr(module, function_name):
         raise AgentError(f"{module_name} has no function {function_name!r}")
+    agent = getattr(module, function_name)
+    if not callable(agent):
+        raise AgentError(f"{module_name}:{function_name} is {type(agent).__name__}, not a function "
+                         "of the observation and the legal actions")
+    _check_signature(agent, f"{module_name}:{function_name}")
     return agent
 
 
+def _module_from_file(path: Path):
+    """The module of a Python file, loaded under a name of its own."""
+    if not path.is_file():
+        raise AgentError(f"no agent file {path}" + ("" if path.suffix == ".py" else
+                                                    " (name a .py file, or a module importable from here)"))
+    spec = importlib.util.spec_from_file_location(f"retro_agent_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise AgentError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        raise AgentError(f"loading {path} for the agent raised {_said(error)}") from None
+    return module
+
+
+def _said(error: BaseException) -> str:
+    """An exception as one line: its type and its message's first line."""
+    text = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def agent_name(agent: Callable) -> str:
+    """How messages name an agent: ``module:function``."""
+    name = getattr(agent, "__qualname__", None) or getattr(agent, "__name__", None) or type(agent).__name__
+    module = getattr(agent, "__module__", None)
+    return f"{module}:{name}" if module else name
+
+
+def _check_signature(agent: Callable, name: str) -> None:
+    """Refuse an agent that cannot be called as ``agent(observation, legal_actions)``."""
+    try:
+        signature = inspect.signature(agent)
+    except (TypeError, ValueError):  # a builtin without one: its call will tell
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        raise AgentError(f"the agent {name} takes {signature}, but it is called as "
+                         "agent(observation, legal_actions)") from None
+
+
+def _ask(agent: Callable, name: str, observation: dict, legal: dict, position) -> int:
+    """The agent's action in ``position``, or an AgentError saying what it did instead."""
+    try:
+        action = agent(observation, sorted(legal))
+    except Exception as error:
+        raise AgentError(f"the agent {name} raised {_said(error)} at {position}") from None
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise AgentError(f"the agent {name} returned {_shown(action)} at {position}: an action is "
+                         "one of the legal action ids, a whole number")
+    if int(action) not in legal:
+        raise AgentError(f"the agent {name} returned {int(action)}, not a legal action at {position} "
+                         f"(legal: {', '.join(map(str, sorted(legal)))})")
+    return int(action)
+
+
+def _shown(value) -> str:
+    """A value an agent returned, short enough for a one-line message."""
+    text = repr(value).replace("\n", " ")
+    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"
+
+
 def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "random"),
-             seed: int = 0, max_plies: int = 300) -> dict:
+             seed: int = 0, max_plies: int = 300, name: str | None = None) -> dict:
     """Play ``games`` games against each opponent and judge the agent's moves (see the
-    module docstring); ``db`` an open database of the game. Returns a JSON-ready dict."""
+    module docstring); ``db`` an open database of the game; ``name`` how messages name
+    the agent (default: its module and function). Returns a JSON-ready dict. Raises
+    :class:`AgentError`, naming the agent and the position, when the agent raises,
+    answers something else than a legal action id, or cannot be called so."""
     from ..play import computer_move
 
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games}")
+    if max_plies < 1:
+        raise ValueError(f"max_plies must be at least 1, not {max_plies}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number of at least 0, not {seed!r}")
+    if not callable(agent):
+        raise AgentError(f"the agent is {type(agent).__name__}, not a function of the observation "
+                         "and the legal actions")
+    name = name or agent_name(agent)
+    _check_signature(agent, name)
     game = db.game
     encoding = Encoding(game)
     sides = list(game.sides)
@@ -95,9 +186,7 @@ def evaluate(agent: Callable, db, *, games: int = 20, opponents=("perfect", "ran
                                    "hands": encoding.hand_counts(position),
                                    "action_mask": encoding.mask(position),
                                    "notation": str(position)}
-                    action = agent(observation, sorted(legal))
-                    if action not in legal:
-                        raise AgentError(f"the agent answered {action!r}, not a legal action of {position}")
+                    action = _ask(agent, name, observation, legal, position)
                     after = position.play(legal[action])
                     before_value, after_value = _result(db, position, side), _result(db, after, side)
                     held = RANK[after_value] >= RANK[before_value]
@@ -171,15 +260,14 @@ def report_text(report: dict) -> str:
 def plot(report: dict, directory) -> list:
     """A chart of the share of value-keeping moves per phase and opponent, as a PNG in
     ``directory``; the files written."""
-    from pathlib import Path
-
     import matplotlib
+
+    from ..outputs import make_output_folder, save_figure
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = make_output_folder(directory, "--plot")
     figure, axes = plt.subplots(figsize=(6, 3.2))
     labels, values = [], []
     for opponent, row in report["opponents"].items():
@@ -193,6 +281,8 @@ def plot(report: dict, directory) -> list:
     axes.set_title(f"{report['game']}: {report['games']} games per opponent")
     figure.tight_layout()
     path = directory / f"evaluate-{report['game'].replace(' ', '-')}.png"
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    try:
+        save_figure(figure, path, dpi=100)
+    finally:
+        plt.close(figure)
     return [path]

@@ -81,9 +81,17 @@ def _turns(white: int, black: int):
         t += 1
 
 
+_COUNTS = re.compile(r"\s*(\d+)\s*(?:[\s,;_/-]\s*(\d+)\s*)?")
+
+
 def _variant_named(text: str) -> str:
-    """``"5,4"`` however it is written (``5-4``, ``5_4``, ``5 4``); ``"5,5"`` is ``"5"``."""
-    parts = [p for p in re.split(r"[\s,;_/-]+", text.strip()) if p]
+    """``"5,4"`` however it is written (``5-4``, ``5_4``, ``5 4``); ``"5,5"`` is ``"5"``.
+    Anything else (``,3``, ``-3``, ``5,,4``) is returned as written, which names no
+    variant, so the caller's error lists the variants."""
+    match = _COUNTS.fullmatch(text)
+    if match is None:
+        return text
+    parts = [p for p in match.groups() if p is not None]
     if len(parts) == 2 and parts[0] == parts[1]:
         parts = parts[:1]
     return ",".join(parts)

@@ -156,8 +156,11 @@ class Position:
         invisible = invisible_character(tokens[1:])
         if invisible is not None:
             number, char = invisible
-            raise UnknownCharacterError(f"unknown character {quoted(char)} in player {number}'s square: "
-                                        "write squares a1 to d4")
+            where = (f"in player {number}'s square" if number <= rules.PLAYERS else
+                     f"after the {rules.PLAYERS} players' squares")
+            raise UnknownCharacterError(f"unknown character {quoted(char)} {where}: "
+                                        "write the side to move and squares a1 to d4, like "
+                                        f"{quoted(EXAMPLE)}")
         names = [token.lower() for token in tokens[1:]]
         if len(names) != rules.PLAYERS:
             raise NotationError(f"{counted(len(names), 'square')} after the player to move: write the "

@@ -1054,3 +1054,25 @@ def test_four_players_on_the_page(page, web_server, db_race):
             replay = replay.play(move)
         wait_for(page, replay)
         assert page.text_content("#game").count("2.") == 1  # a number per round of four moves
+
+
+def test_the_chart_legend_names_the_game_s_own_outcomes_only(page, web_server, web_service):
+    """Under the chart, one labelled swatch per side of the game, then the draw and the
+    thrown result: a two-player game shows no colour of the race's third and fourth
+    players, and no swatch is left without its words."""
+    from retro import games
+
+    for key, board in web_service.boards.items():
+        if board.start() is None:
+            continue  # an endgame database: no game to chart at first
+        load(page, f"{web_server}?game={key}")
+        page.wait_for_selector("#legend .item", state="visible")
+        items = page.eval_on_selector_all(
+            "#legend .item", "xs => xs.filter(x => x.getClientRects().length > 0).map(x => ["
+            "x.classList.contains('side-key'), x.textContent.trim(), x.querySelector('.key').getBoundingClientRect().width])")
+        game = games.get(board.game.name, board.game.variant or None)
+        sides = [text for side_key, text, _ in items if side_key]
+        assert len(sides) == len(game.sides), (key, items)
+        assert all(text and width > 0 for _, text, width in items), (key, items)  # a swatch, and its words
+        for side, text in zip(game.sides, sides):
+            assert side.title.lower() in text.lower(), (key, items)

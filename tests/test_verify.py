@@ -313,3 +313,113 @@ def test_files_that_are_not_databases(tmp_path, db4):
 def test_progress_bar(db3, capsys):
     assert verify(db3, progress=True).ok
     assert "verifying" in capsys.readouterr().err
+
+
+# --- the out-of-core verifier writes only where a regular file is, or nothing -------------
+# (issue 40, defect 1: its scratch files and its proof log go through the output guard)
+
+
+@pytest.fixture
+def victim(tmp_path):
+    """A regular file a planted link points at: it must come out unchanged."""
+    path = tmp_path / "victim"
+    path.write_bytes(b"not to be written")
+    yield path
+    assert path.read_bytes() == b"not to be written"
+
+
+def _nine(db_9mm3):
+    from retro.db.format import DatabaseFile
+
+    return DatabaseFile(db_9mm3)
+
+
+@pytest.mark.parametrize("kind", ["symbolic link", "named pipe"])
+def test_a_scratch_file_in_the_way_is_refused_not_written_through(kind, db_9mm3, tmp_path, victim):
+    import os
+    import stat
+
+    from retro.errors import OutputPathError
+    from retro.verify.outofcore import read_tier
+
+    scratch = tmp_path / "tier.npy"
+    if kind == "symbolic link":
+        scratch.symlink_to(victim)
+    else:
+        os.mkfifo(scratch)
+    file = _nine(db_9mm3)
+    try:
+        with pytest.raises(OutputPathError):
+            read_tier(file, file.tiers[0], scratch)
+    finally:
+        file.close()
+    mode = os.lstat(scratch).st_mode
+    assert stat.S_ISLNK(mode) if kind == "symbolic link" else stat.S_ISFIFO(mode)
+
+
+def test_a_scratch_file_holds_the_tier_as_read_into_memory(db_9mm3, tmp_path):
+    from retro.verify.outofcore import read_tier
+
+    file = _nine(db_9mm3)
+    try:
+        tier = max(file.tiers, key=lambda t: file.dataset(t).shape[0])
+        in_memory, digest = read_tier(file, tier)
+        mapped, mapped_digest = read_tier(file, tier, tmp_path / "tier.npy")
+        assert isinstance(mapped, np.memmap) and mapped_digest == digest
+        assert np.array_equal(np.asarray(mapped), in_memory)
+    finally:
+        file.close()
+
+
+@pytest.mark.parametrize("which", ["log", "its .tmp"])
+def test_a_proof_log_in_the_way_is_refused_before_anything_is_proven(which, db_9mm3, victim):
+    from pathlib import Path
+
+    from retro.errors import OutputPathError
+    from retro.verify.tiers import verify as verify_tiers_file
+
+    first = verify_tiers_file(db_9mm3, progress=False, fresh=True)
+    assert first.ok and first.proof_log
+    log = Path(first.proof_log)
+    planted = log if which == "log" else log.with_name(log.name + ".tmp")
+    log.unlink()
+    planted.symlink_to(victim)
+    with pytest.raises(OutputPathError) as refused:
+        verify_tiers_file(db_9mm3, progress=False, fresh=True)
+    assert "\n" not in str(refused.value) and str(planted) in str(refused.value)
+    assert planted.is_symlink()
+
+
+def test_verify_with_a_proof_log_in_the_way_is_one_line_and_exit_2(db_9mm3, victim, capsys):
+    from pathlib import Path
+
+    from retro.verify.tiers import verify as verify_tiers_file
+
+    log = Path(verify_tiers_file(db_9mm3, progress=False, fresh=True).proof_log)
+    log.unlink()
+    log.symlink_to(victim)
+    capsys.readouterr()
+    assert main(["verify", str(db_9mm3), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("retro: error: ") and err.count("\n") == 1, err
+    assert log.is_symlink()
+
+
+def test_a_link_among_the_scratch_folders_is_neither_followed_nor_removed(db_9mm3, tmp_path):
+    """Each run removes the scratch folders that killed runs left (``verify-*`` beside the
+    proof log); a link of that name leads elsewhere, where nothing is to be written or
+    removed."""
+    from pathlib import Path
+
+    import platformdirs
+
+    from retro.verify.tiers import verify as verify_tiers_file
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_bytes(b"kept")
+    cache = Path(platformdirs.user_cache_dir("retro", appauthor=False)) / "verify"
+    cache.mkdir(parents=True)
+    (cache / "verify-planted").symlink_to(elsewhere, target_is_directory=True)
+    assert verify_tiers_file(db_9mm3, progress=False, fresh=True).ok
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep"]

@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
+
+from ..errors import OutputPathError
+from ..outputs import check_output, open_output
 
 ENVIRONMENT = "RETRO_DB_DIR"
 RECORD = "built.json"  # in the user folder: the files retro build wrote
@@ -80,8 +84,11 @@ def _absolute(path: Path) -> Path:
 def recorded() -> list[dict]:
     """What :func:`record` kept: ``{"path", "game"}`` entries, the latest first (an
     unreadable or damaged record is no record)."""
+    path = user_directory() / RECORD
     try:
-        entries = json.loads((user_directory() / RECORD).read_text())["built"]
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a named pipe would block the read
+            return []
+        entries = json.loads(path.read_text())["built"]
     except (OSError, ValueError, KeyError, TypeError):
         return []
     if not isinstance(entries, list):
@@ -102,11 +109,16 @@ def record(path: Path, game: str) -> None:
     temporary = folder / f".{RECORD}.{os.getpid()}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps({"built": entries[:_RECORDED_MAX]}, indent=1))
+        # Through the output guard: the rename would replace a link, a pipe or a device
+        # at ``target``, and the temporary is opened without following a link.
+        check_output(target)
+        with open_output(temporary, mode="w") as handle:
+            handle.write(json.dumps({"built": entries[:_RECORDED_MAX]}, indent=1))
         os.replace(temporary, target)
-    except OSError:
+    except (OSError, OutputPathError):  # not remembered; the build itself stands
         try:
-            temporary.unlink()
+            if stat.S_ISREG(os.lstat(temporary).st_mode):  # only our own file
+                temporary.unlink()
         except OSError:
             pass
 

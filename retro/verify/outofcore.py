@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -37,7 +39,9 @@ from numba import njit, prange
 
 from ..db.format import DatabaseFile
 from ..db.hdf5io import HDF5_ERRORS, get_text, value_table
+from ..errors import OutputPathError
 from ..games.protocol import DUPLICATE, OPEN
+from ..outputs import check_output, file_kind
 from ..progress import progress_bar
 from ..units import size_text
 from ..values import draw_value, not_a_position
@@ -102,8 +106,7 @@ def read_tier(db: DatabaseFile, tier, into: Path | None = None) -> tuple[np.ndar
     if into is None:
         values = np.empty(dataset.shape, dtype=dataset.dtype)
     else:
-        values = np.lib.format.open_memmap(into, mode="w+", dtype=dataset.dtype,
-                                           shape=dataset.shape)
+        values = scratch_array(into, dataset.dtype, dataset.shape)
     sha256 = hashlib.sha256()
     step = READ_BLOCK - READ_BLOCK % (dataset.chunks[0] if dataset.chunks else 1)
     for start in range(0, len(values), step):
@@ -113,6 +116,25 @@ def read_tier(db: DatabaseFile, tier, into: Path | None = None) -> tuple[np.ndar
             np.take(table, block, out=block)
         sha256.update(block.data)
     return values, sha256.hexdigest()
+
+
+def scratch_array(path: Path, dtype, shape: tuple) -> np.ndarray:
+    """A zeroed array of ``shape`` memory-mapped from a new file at ``path``, which must
+    be a regular file or missing (:func:`retro.outputs.check_output`: a link, a named pipe
+    or a device there raises :class:`~retro.errors.OutputPathError`, nothing written)."""
+    path = check_output(path)
+    # numpy opens by name and follows links: the file is opened here instead, without
+    # following one planted since the check, and refused unless it is a regular file.
+    flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o600)
+    with open(fd, "r+b") as handle:
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):
+            raise OutputPathError(f"{path} is {file_kind(kind)}, which writing would replace; "
+                                  "move it away")
+        if int(np.prod(shape)) == 0:  # nothing to map (a file of no bytes cannot be)
+            return np.zeros(shape, dtype=dtype)
+        return np.memmap(handle, dtype=dtype, mode="w+", shape=shape)  # the map outlives the handle
 
 
 def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, disagreement,
@@ -299,10 +321,18 @@ SCRATCH_PREFIX, LOCK_NAME = "verify-", "lock"
 
 def _locked(path: Path):
     """``path`` opened and locked (flock, released when the process ends however it
-    ends), or None where locks are not to be had."""
+    ends), or None where locks are not to be had. ``path`` must be a regular file or
+    missing (:class:`~retro.errors.OutputPathError` otherwise): a lock is a file written."""
     import fcntl
 
-    handle = open(path, "a+b")
+    path = check_output(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o600)
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        raise OutputPathError(f"{path} is {file_kind(kind)}, not a lock file")
+    handle = open(fd, "r+b")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -314,11 +344,11 @@ def _locked(path: Path):
 def _remove_abandoned(parent: Path) -> None:
     """Remove the scratch folders in ``parent`` that no running verification holds."""
     for folder in parent.glob(SCRATCH_PREFIX + "*"):
-        if not folder.is_dir():
+        if folder.is_symlink() or not folder.is_dir():  # a link leads elsewhere: not ours
             continue
         try:
             handle = _locked(folder / LOCK_NAME)
-        except OSError:
+        except (OSError, OutputPathError):  # a lock that is no file: leave the folder be
             continue
         if handle is not None:  # no run holds it: abandoned
             shutil.rmtree(folder, ignore_errors=True)

@@ -12,15 +12,20 @@ else is proven again. ``retro verify --fresh`` ignores the log.
 The log lives in the per-user cache folder (``platformdirs.user_cache_dir("retro")``,
 ``verify/``), named after the file's stored digests, so that it never sits beside a
 database and a rebuilt file starts afresh. A cache that cannot be written only costs
-the resume.
+the resume. The log and its ``.tmp`` go through the output guard
+(:func:`retro.outputs.check_output`): a link, a named pipe or a device found there is
+refused before anything is proven (:class:`~retro.errors.OutputPathError`), never
+read, followed or replaced; one planted during the run ends the logging, not the run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
+
+from ..errors import OutputPathError
+from ..outputs import check_output, write_atomically
 
 FORMAT = 1
 
@@ -37,8 +42,15 @@ class ProofLog:
     """Tiers proven by earlier runs (``proven``), and this run's (``record``)."""
 
     def __init__(self, path: Path | None, fresh: bool = False):
+        """Read the log at ``path`` (None: keep none) unless ``fresh``; raises
+        :class:`~retro.errors.OutputPathError` when the log or its ``.tmp`` is anything
+        but a regular file or missing (reading a named pipe would block, and writing
+        would follow a link or replace what is there)."""
         self.path = path
         self.tiers: dict[str, dict] = {}
+        if path is not None and path.parent.is_dir():  # no folder yet: nothing in the way
+            check_output(path)
+            check_output(_tmp(path))
         if path is None or fresh:
             return
         try:
@@ -65,8 +77,14 @@ class ProofLog:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_text(json.dumps({"format": FORMAT, "tiers": self.tiers}))
-            os.replace(tmp, self.path)
-        except OSError:
-            self.path = None  # an unwritable cache: this run goes on without a log
+            # <path>.tmp, flushed, renamed: never through a link, never over a device
+            write_atomically(json.dumps({"format": FORMAT, "tiers": self.tiers}).encode(),
+                             self.path)
+        except (OSError, OutputPathError):
+            # An unwritable cache, or a link or a pipe planted there since the run began
+            # (refused, not written through): this run goes on without a log.
+            self.path = None
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(path.name + ".tmp")

@@ -15,7 +15,10 @@ from retro.cli import main
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exit:  # argparse refuses a bad option value itself
+        code = exit.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -297,9 +300,9 @@ def test_only_commands_that_take_positions_explain_them(capsys):
         return capsys.readouterr().out
 
     for command in ("probe", "play", "solve"):
-        assert "Positions: side to move" in help_of(command)
+        assert "Positions, by game:" in help_of(command)
     for command in ("games", "build", "verify", "analyze", "crosscheck", "serve"):
-        assert "Positions:" not in help_of(command)
+        assert "Positions, by game:" not in help_of(command)
 
 
 def test_no_progress_bar_into_a_pipe(tmp_path):

@@ -108,6 +108,93 @@ def test_a_bad_address_is_one_line_and_nothing_is_written(address, words, tmp_pa
     assert not (tmp_path / "folder").exists()
 
 
+@pytest.fixture
+def listening():
+    """``listening(reply)``: the address of a local server that accepts connections and
+    answers each with ``reply`` (b"": says nothing), as a server that is not Dask's."""
+    import socket
+
+    servers = []
+
+    def start(reply: bytes) -> str:
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        servers.append(server)
+
+        def serve() -> None:
+            held = []
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:  # closed: the test is over
+                    break
+                held.append(conn)  # kept open: a silent server never hangs up
+                if reply:
+                    try:
+                        conn.recv(1024)
+                        conn.sendall(reply)
+                    except OSError:
+                        pass
+            for conn in held:
+                conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+HTTP = b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found"
+
+
+@pytest.mark.parametrize("reply, words", [
+    (HTTP, "what answers there does not speak Dask's protocol; give the address of a Dask scheduler"),
+    (b"", "no answer within 1 s; check the address and that the scheduler is running"),
+    (None, "invalid address '[::1'"),  # tcp://[::1, malformed
+])
+def test_what_is_not_a_scheduler_is_one_line_within_the_time_said(reply, words, listening, tmp_path,
+                                                                    capsys, monkeypatch):
+    """An HTTP server, a server that never answers, a malformed address: one line within
+    CONNECT_SECONDS (1 s here), never distributed's traceback after 25 s."""
+    from retro.engine import cluster as module
+
+    monkeypatch.setattr(module, "CONNECT_SECONDS", 1)
+    address = "tcp://[::1" if reply is None else listening(reply)
+    out = tmp_path / "folder" / "t.h5"
+    assert main(["build", "--game", "tic-tac-toe", "--out", str(out), "--cluster", address]) == 2
+    import gc
+
+    gc.collect()  # a half-made Client would print a traceback from its finalizer here
+    err = capsys.readouterr().err
+    assert err == f"retro: error: cannot reach the Dask scheduler at {address}: {words}\n" or (
+        words in err and err.count("\n") == 1), err
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert not (tmp_path / "folder").exists()
+
+
+def test_the_ask_waits_no_longer_than_the_bound_it_names(listening):
+    """The whole ask is bounded: a server that accepts and never answers ends it."""
+    from retro.engine.cluster import Cluster
+
+    with pytest.raises(BuildError, match=r"no answer within 0\.5 s"):
+        Cluster(listening(b""), timeout=0.5)
+
+
+@pytest.mark.parametrize("workers", [0, 3, 1000])
+def test_local_workers_are_bounded_by_the_cores(workers, tmp_path, monkeypatch):
+    """More worker processes than cores only add processes (1000 leaked hundreds of
+    semaphores): refused before any starts."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(distributed, "LocalCluster", None)  # never reached
+    with pytest.raises(BuildError, match=rf"^--workers must be between 1 and 2 \(the cores of this "
+                                         rf"machine\), not {workers}$"):
+        build("tic-tac-toe", tmp_path / "folder" / "t.h5", cluster="local", workers=workers)
+    assert not (tmp_path / "folder").exists()
+
+
 def test_workers_need_a_local_cluster_and_dask_is_an_extra(tmp_path, capsys, monkeypatch):
     assert main(["build", "--game", "tic-tac-toe", "--out", str(tmp_path / "t.h5"), "--workers", "2"]) == 2
     assert "give --cluster local too" in capsys.readouterr().err

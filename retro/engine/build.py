@@ -192,11 +192,13 @@ def build(
     compiling, checkpoints removed); the seconds reported leave compiling out.
 
     ``cluster`` runs the tiers as tasks on Dask (:mod:`.cluster`): ``"local"`` starts a
-    LocalCluster of ``workers`` processes here (``threads`` numba threads each); an
-    address (``tcp://HOST:8786``) or a scheduler file names a running cluster whose
-    workers see the output's folder. The database is the one a single-process build
-    writes. A scheduler that cannot be reached, a worker that cannot see the folder or
-    an unknown address raise :class:`BuildError` before anything is written.
+    LocalCluster of ``workers`` processes here (1 to the machine's cores; ``threads``
+    numba threads each); an address (``tcp://HOST:8786``) or a scheduler file names a
+    running cluster whose workers see the output's folder. The database is the one a
+    single-process build writes. A scheduler that does not answer within 10 s
+    (:data:`.cluster.CONNECT_SECONDS`), an address that is malformed or not a Dask
+    scheduler's, a worker that cannot see the folder or an unknown address raise
+    :class:`BuildError` before anything is written.
     """
     started = time.perf_counter()
     say = log or (lambda message: None)
@@ -204,8 +206,7 @@ def build(
         max_enemy_men = max_guards if max_enemy_men is None else max_enemy_men
     game = resolve_game(game, variant)
     tiers = _tiers(game, max_enemy_men, stage)
-    if workers is not None and workers < 1:
-        raise BuildError(f"workers must be at least 1, not {workers}")
+    _check_workers(workers)
     if workers is not None and cluster is None:
         raise BuildError("workers are for a cluster build: give --cluster local too")
     _set_threads(threads)
@@ -437,7 +438,7 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
 
             done = set(tiers[:first]) | later
             checkpoints.prepare_reads(unsolved, done)
-            tasks = run_tiers(cluster, job, checkpoints, unsolved, done, advance, say)
+            tasks = run_tiers(cluster, job, checkpoints, unsolved, done, advance, say, solve_task)
         else:
             _solve_here(job, checkpoints, memory, first, later, advance)
     finally:
@@ -508,6 +509,43 @@ def _tier_values(game: Game, tier, children: dict, advance=None) -> np.ndarray:
         if advance is not None:
             advance(game.positions_in(tier))
     return values
+
+
+# --- a tier as a cluster's task ------------------------------------------------------
+
+SLOW_TIER = "RETRO_TEST_SLOW_TIER"  # tests: "<tier name>:<seconds>" makes that task sleep first
+
+
+def solve_task(spec: dict, tier, threads: int | None, *children: dict) -> dict:
+    """On a cluster's worker: solve ``tier`` of the build ``spec`` from its children's
+    checkpoints (their digests, ``children``, say they are done) and write its
+    checkpoint; returns its name, digest, seconds and peak memory. Handed to
+    :func:`retro.engine.cluster.run_tiers` (here, beside the checkpoints it uses)."""
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    game = games.get(spec["game"], spec["variant"])
+    job = _Job(game, _tiers(game, spec["max_enemy_men"], spec["stage"]), Path(spec["out"]),
+               spec["max_enemy_men"], spec["stage"])
+    checkpoints = attached_checkpoints(job)
+    name = game.tier_name(tier)
+    slow = os.environ.get(SLOW_TIER, "")
+    if slow.rpartition(":")[0] == name:
+        time.sleep(float(slow.rpartition(":")[2]))
+    started = time.perf_counter()
+    peak_rss.reset()
+    values = {child: checkpoints.load(child) for child in game.child_tiers(tier)}
+    solved = _tier_values(game, tier, values)
+    del values
+    stored = game.to_stored(tier, solved)
+    checkpoints.write(tier, stored, time.perf_counter() - started)
+    try:
+        from distributed import get_worker
+
+        worker = get_worker().address
+    except (ImportError, ValueError):  # run outside a worker (tests)
+        worker = None
+    return {"tier": name, "sha256": checkpoints.digest(tier), "seconds": time.perf_counter() - started,
+            "peak_rss_bytes": peak_rss.read(), "worker": worker}
 
 
 class _TierMemory:
@@ -602,6 +640,18 @@ class _BuildLock:
             pass
         os.close(self.fd)
         self.fd = None
+
+
+def _check_workers(workers: int | None) -> None:
+    """A LocalCluster's worker processes: 1 to the machine's cores. Each worker runs at
+    least one thread, so more workers than cores only add processes (each a Python with
+    its own memory, semaphores and numba) that wait for the same cores."""
+    if workers is None:
+        return
+    cores = os.cpu_count() or 1
+    if not 1 <= workers <= cores:
+        raise BuildError(f"--workers must be between 1 and {cores} (the cores of this machine), "
+                         f"not {workers}")
 
 
 def _set_threads(threads: int | None) -> None:

@@ -21,12 +21,20 @@ Faults: a task whose worker dies is run again by the scheduler (``retries``); a
 checkpoint is used only when its digests hold; killing the driver and running the
 same command resumes after the finished tiers, with or without a cluster. Dask is an
 optional extra (``pip install 'retro[cluster]'``).
+
+Addresses: a scheduler is asked who it is before a client is made, all within
+``CONNECT_SECONDS`` (10 s): an address that does not answer in that time, one that is
+malformed, or a server that is not a Dask scheduler (an HTTP server, a worker) is a
+:class:`BuildError` of one line.
+
+This module schedules; what a task does is the build's (:func:`retro.engine.build.solve_task`,
+handed to :func:`run_tiers`), so that it imports nothing of the build and the build
+imports it only to run there.
 """
 
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from pathlib import Path
 from typing import Callable
@@ -34,9 +42,8 @@ from typing import Callable
 from ..errors import BuildError
 
 INSTALL = "building on a cluster needs Dask: pip install 'retro[cluster]'"
-CONNECT_SECONDS = 10  # to reach a scheduler before giving up
+CONNECT_SECONDS = 10  # to reach a scheduler and hear it answer, before giving up
 RETRIES = 2  # a task that fails (not a worker that dies: the scheduler reruns that) runs again
-SLOW_TIER = "RETRO_TEST_SLOW_TIER"  # tests: "<tier name>:<seconds>" makes that task sleep first
 
 
 def _dask():
@@ -51,8 +58,14 @@ class Cluster:
     """A connection to a Dask scheduler (a LocalCluster started here, or a running one)."""
 
     def __init__(self, address: str, workers: int | None = None,
-                 threads: int | None = None, worker_memory: int | None = None) -> None:
+                 threads: int | None = None, worker_memory: int | None = None,
+                 timeout: float | None = None) -> None:
+        """Start a LocalCluster of ``workers`` (``address`` ``"local"``) or reach the
+        scheduler at ``address`` (or named by a scheduler file) within ``timeout`` seconds
+        (default :data:`CONNECT_SECONDS`); raises :class:`BuildError` (one line) when it
+        cannot."""
         distributed = _dask()
+        timeout = CONNECT_SECONDS if timeout is None else timeout
         self.local = None
         self.threads = threads
         if address == "local":
@@ -73,12 +86,14 @@ class Cluster:
             if workers is not None:
                 raise BuildError("--workers is for --cluster local: a running cluster has its own workers")
             target = _address(address)
+            # A Client that fails to connect hangs in its finalizer for twice its timeout
+            # and prints a traceback there: ask first, so that it is made only to connect.
+            _ask_scheduler(address, target, timeout)
         try:
-            self.client = distributed.Client(target, timeout=CONNECT_SECONDS, set_as_default=False)
+            self.client = distributed.Client(target, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             self.close()
-            what = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise BuildError(f"cannot reach the Dask scheduler at {address}: {what}") from None
+            raise BuildError(f"cannot reach the Dask scheduler at {address}: {_first_line(error)}") from None
 
     @property
     def dashboard(self) -> str | None:
@@ -136,6 +151,51 @@ def _address(text: str) -> str:
     return text
 
 
+def _ask_scheduler(address: str, target: str, timeout: float) -> None:
+    """Connect to ``target`` and ask who it is, all within ``timeout`` seconds; a
+    :class:`BuildError` naming ``address`` unless a Dask scheduler answers."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    async def identity() -> object:
+        # connect's own error (refused, unreachable) before the whole ask runs out
+        comm = await connect(target, timeout=0.8 * timeout, **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    def ask() -> object:  # a loop of its own: the caller may be running one
+        return asyncio.run(asyncio.wait_for(identity(), timeout))
+
+    cannot = f"cannot reach the Dask scheduler at {address}"
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="retro-ask-scheduler") as pool:
+            answer = pool.submit(ask).result()
+    except (TimeoutError, asyncio.TimeoutError):
+        raise BuildError(f"{cannot}: no answer within {timeout:g} s; check the address and "
+                         "that the scheduler is running") from None
+    except ValueError as error:  # distributed's parser: a malformed address
+        raise BuildError(f"{cannot}: {_first_line(error)}") from None
+    except OSError as error:  # refused, unreachable, no such host
+        raise BuildError(f"{cannot}: {_first_line(error)}") from None
+    except Exception:  # garbage where Dask's messages were expected (an HTTP server...)
+        raise BuildError(f"{cannot}: what answers there does not speak Dask's protocol; "
+                         "give the address of a Dask scheduler (tcp://HOST:8786)") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if not isinstance(kind, str) or "Scheduler" not in kind:
+        what = f"a Dask {kind}, not a scheduler" if isinstance(kind, str) else "not a Dask scheduler"
+        raise BuildError(f"{address} is {what}; give the scheduler's address (tcp://HOST:8786)")
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
 def _takes_n_workers(client) -> bool:
     import inspect
 
@@ -165,48 +225,14 @@ def _sees(path: str, token: str) -> str | None:
 # --- the tasks ------------------------------------------------------------------------
 
 
-def solve_task(spec: dict, tier, threads: int | None, *children: dict) -> dict:
-    """On a worker: solve ``tier`` of the build ``spec`` from its children's checkpoints
-    (their digests, ``children``, say they are done) and write its checkpoint; returns
-    its name, digest, seconds and peak memory."""
-    from ..games import get
-    from . import build as builder
-    from . import peak_rss
-
-    if threads:
-        import numba
-
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    game = get(spec["game"], spec["variant"])
-    job = builder._Job(game, builder._tiers(game, spec["max_enemy_men"], spec["stage"]), Path(spec["out"]),
-                       spec["max_enemy_men"], spec["stage"])
-    checkpoints = builder.attached_checkpoints(job)
-    name = game.tier_name(tier)
-    slow = os.environ.get(SLOW_TIER, "")
-    if slow.rpartition(":")[0] == name:
-        time.sleep(float(slow.rpartition(":")[2]))
-    started = time.perf_counter()
-    peak_rss.reset()
-    values = {child: checkpoints.load(child) for child in game.child_tiers(tier)}
-    solved = builder._tier_values(game, tier, values)
-    del values
-    stored = game.to_stored(tier, solved)
-    checkpoints.write(tier, stored, time.perf_counter() - started)
-    try:
-        from distributed import get_worker
-
-        worker = get_worker().address
-    except (ImportError, ValueError):  # run outside a worker (tests)
-        worker = None
-    return {"tier": name, "sha256": checkpoints.digest(tier), "seconds": time.perf_counter() - started,
-            "peak_rss_bytes": peak_rss.read(), "worker": worker}
-
-
 def run_tiers(cluster: Cluster, job, checkpoints, todo: list, done: set,
-              advance: Callable[[int], None] | None, say: Callable[[str], None]) -> list[dict]:
+              advance: Callable[[int], None] | None, say: Callable[[str], None],
+              task: Callable[..., dict]) -> list[dict]:
     """Solve the tiers ``todo`` on the cluster (``done``: tiers with sound checkpoints),
     each submitted with its unfinished children's tasks as dependencies; returns what
-    each task reported, in the order they finished."""
+    each task reported, in the order they finished. ``task(spec, tier, threads,
+    *children)`` runs on a worker (a module-level function: Dask sends its name), solves
+    the tier and returns its report."""
     distributed = _dask()
     game = job.game
     spec = {"game": game.name, "variant": game.variant, "out": str(job.out),
@@ -225,7 +251,7 @@ def run_tiers(cluster: Cluster, job, checkpoints, todo: list, done: set,
                     f"{memory / 1e9:.1f} GB: it gets a whole worker")
             resources = {"memory": min(need, memory)}
         futures[tier] = cluster.client.submit(
-            solve_task, spec, tier, cluster.threads, *deps, key=f"retro-{job.out.name}-{game.tier_name(tier)}-"
+            task, spec, tier, cluster.threads, *deps, key=f"retro-{job.out.name}-{game.tier_name(tier)}-"
             f"{uuid.uuid4().hex[:8]}", resources=resources, retries=RETRIES, pure=False)
     reports = []
     finished = set(done)

@@ -69,7 +69,8 @@ def test_errors_are_one_line_with_status_2(tmp_path, db3, capsys, argv, words):
     argv = [a.format(tmp=tmp_path, db3=db3) for a in argv]
     code, stdout, stderr = run(capsys, *argv)
     assert code == 2
-    assert stderr.count("\n") == 1 and stderr.startswith("retro: error: ") and words in stderr
+    assert stderr.count("\n") == 1 and words in stderr
+    assert stderr.startswith(("retro: error: ", f"retro {argv[0]}: error: "))  # ours, argparse's
     assert stdout == ""
     assert (tmp_path / "junk.h5").read_text() == "junk"
 

@@ -34,7 +34,7 @@ def retro(capsys):
 
 
 def one_line(err: str, *words: str) -> None:
-    assert err.startswith("retro: error: ") and err.count("\n") == 1, err
+    assert err.startswith("retro") and ": error: " in err and err.count("\n") == 1, err
     assert "Traceback" not in err
     for word in words:
         assert word in err, err

@@ -69,8 +69,13 @@ def main(argv=None) -> int:
     from retro.env.evaluate import evaluate
 
     from retro.errors import DatabaseError
+    from retro.outputs import check_output, check_output_folder, write_atomically
 
     try:
+        if args.json:  # before the hours of play: a bad output is one line now
+            check_output(args.json, "--json")
+        if args.plot:
+            check_output_folder(args.plot, "--plot")
         game = games.get(args.game, args.variant)
         db = retro.open_database(args.db, game=game)
     except (DatabaseError, ValueError) as error:  # no such game or file: one line, exit 2
@@ -98,8 +103,8 @@ def main(argv=None) -> int:
                       f"{held:>8} {stake['moves']:>6}  {r['win']:>3} {r['draw']:>4} {r['loss']:>4}  "
                       f"{thrown:>12}  {report['seconds_per_move']:>7.3f}", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"game": game.full_name, "budgets": reports}, f, indent=2)
+        write_atomically(json.dumps({"game": game.full_name, "budgets": reports}, indent=2).encode(),
+                         args.json)
     if args.plot:
         print(f"wrote {plot(game.full_name, reports, args.plot)}")
     return 0
@@ -108,9 +113,9 @@ def main(argv=None) -> int:
 def plot(title: str, reports: dict, directory) -> str:
     """A bar chart: per budget and opponent, the share of the moves from a won or drawn
     position that kept its value (from a lost one, every move keeps it)."""
-    from pathlib import Path
-
     import matplotlib
+
+    from retro.outputs import make_output_folder, save_figure
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -130,11 +135,11 @@ def plot(title: str, reports: dict, directory) -> str:
     axes.set_ylim(0, 115)  # room for the legend above the bars
     axes.set_yticks(range(0, 101, 20))
     figure.tight_layout()
-    path = Path(directory)
-    path.mkdir(parents=True, exist_ok=True)
-    out = path / f"mcts-{title.replace(' ', '-')}.png"
-    figure.savefig(out, dpi=100)
-    plt.close(figure)
+    out = make_output_folder(directory, "--plot") / f"mcts-{title.replace(' ', '-')}.png"
+    try:
+        save_figure(figure, out, dpi=100)
+    finally:
+        plt.close(figure)
     return str(out)
 
 

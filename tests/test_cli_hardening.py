@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,19 @@ def test_analyze_help_is_not_only_three_musketeers(capsys):
         main(["analyze", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "per tier" in text and "enemy men" in text
+
+
+def test_the_mcts_example_refuses_its_outputs_before_playing(db_ttt, tmp_path, capsys):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    try:
+        import mcts
+    finally:
+        sys.path.pop(0)
+    pipe = tmp_path / "report.json"
+    os.mkfifo(pipe)
+    for option, path in (("--json", pipe), ("--plot", pipe)):
+        with pytest.raises(SystemExit) as caught:
+            mcts.main(["--game", "tic-tac-toe", "--db", str(db_ttt), option, str(path)])
+        assert caught.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and option in err and "named pipe" in err, err

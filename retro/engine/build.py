@@ -387,11 +387,27 @@ class _Job:
             missing = max(self.space_needed(done) - free, 1)
             return (f"no space left on device writing {where}: free about "
                     f"{size_text(missing, 'up')} and run the same command to resume")
+        if error.errno == errno.EFBIG:
+            return file_too_large(where)
         if error.errno in (errno.EACCES, errno.EPERM):
             return f"permission denied writing {where}: choose another --out or fix its permissions"
         if error.errno == errno.EROFS:
             return f"{where} is on a read-only file system: choose another --out"
         return f"cannot write {where}: {error.strerror or error}"
+
+
+def file_too_large(where: Path | str) -> str:
+    """One line for a write refused as too large (EFBIG): the process's file-size limit
+    (``ulimit -f``), else the file system's largest file."""
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        return (f"file too large writing {where}: this process may write files of at most "
+                f"{size_text(limit, 'down')} (ulimit -f); raise the limit (ulimit -f unlimited) "
+                "and run the same command to resume")
+    return (f"file too large writing {where}: its file system holds no file that large; "
+            "choose another --out on another file system")
 
 
 def _header_bytes(game: Game, tiers) -> int:

@@ -13,8 +13,10 @@ straight from the memory maps, flushed and renamed to ``<out>``.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import zlib
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -47,7 +49,9 @@ def write_raw(path: Path, values: np.ndarray, seconds: float, peak_rss: int | No
     returns the digest."""
     values = np.ascontiguousarray(values)
     with _replaced(path) as handle:
-        np.lib.format.write_array(handle, values, allow_pickle=False)
+        # Through write() alone: on a real file numpy calls tofile(), whose OSError says
+        # "N requested and M written" without the errno (a full disk, a size limit).
+        np.lib.format.write_array(_Writes(handle), values, allow_pickle=False)
     sha256 = sha256 or digest(values)
     record = {"sha256": sha256, "seconds": round(float(seconds), 3), "values": int(values.size),
               "dtype": values.dtype.name}
@@ -56,6 +60,13 @@ def write_raw(path: Path, values: np.ndarray, seconds: float, peak_rss: int | No
     write_atomically(json.dumps(record).encode(), digest_path(path))
     fsync_directory(path.parent)
     return sha256
+
+
+class _Writes:
+    """A file seen only through its ``write`` (numpy then writes a block at a time)."""
+
+    def __init__(self, handle) -> None:
+        self.write = handle.write
 
 
 def read_record(path: Path) -> dict | None:
@@ -168,10 +179,40 @@ def stream_database(out: Path, write) -> None:
     and rename it into place (the old file, if any, stays until then). HDF5 opens the
     file itself: through a Python file object every read and write would be a Python
     call, and HDF5 reads back what it wrote (a write-only handle fails once files grow)."""
-    with _replacing(out) as tmp:
-        with h5py.File(tmp, "w", **file_options()) as f:
-            write(f)
+    try:
+        with _replacing(out) as tmp:
+            with h5py.File(tmp, "w", **file_options()) as f:
+                write(f)
+    except (RuntimeError, OSError) as error:
+        failed = write_error(error, out)
+        if failed is None:
+            raise
+        raise failed from error
     fsync_directory(out.parent)
+
+
+# What HDF5 reports of a failed write(2), in the text of the error h5py raises (a
+# RuntimeError or an OSError, often the one closing the file, the write's own in its
+# __context__): "... errno = 28, error message = 'No space left on device' ...".
+_HDF5_ERRNO = re.compile(r"errno = (\d+)")
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def write_error(error: BaseException, path: Path) -> OSError | None:
+    """An ``OSError`` naming ``path`` for a write that failed as the disk filled or the
+    file passed a size limit (``error`` or one it was raised while handling, with the
+    errno as an attribute or in HDF5's text), else None."""
+    seen: BaseException | None = error
+    for _ in range(8):  # a chain of a few: the close's error, the write's
+        if seen is None:
+            break
+        number = seen.errno if isinstance(seen, OSError) else None
+        if number not in WRITE_ERRNOS and (found := _HDF5_ERRNO.search(str(seen))):
+            number = int(found.group(1))
+        if number in WRITE_ERRNOS:
+            return OSError(number, os.strerror(number), str(path))
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 @contextmanager
@@ -188,8 +229,10 @@ def _replacing(path: Path):
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and error.filename in (None, str(tmp)):
+            error.filename = str(path)  # a failed write() names no file: the one being made
         raise
 
 

@@ -24,7 +24,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, games
+from . import games
+from ._version import __version__
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db import locations
 from .db.format import DatabaseError, default_path
@@ -338,7 +339,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--variant", metavar="V", help="the game's variant, with --game "
                        "(four-player-race: jump)")
     verify.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
-    verify.add_argument("--max-reports", type=_bounded(0, 10**9), default=10, metavar="N",
+    verify.add_argument("--max-reports", type=int, default=10, metavar="N",
                         help="wrong values to list (default: 10)")
     verify.add_argument("--fresh", action="store_true",
                         help="prove every tier again, ignoring what an interrupted earlier "
@@ -882,7 +883,7 @@ def _export(args: argparse.Namespace) -> int:
                          "choose another --out")
     bar = progress_bar(entries, "export", enabled=_bars(args), unit="entries")
     try:
-        summary = export_wdl(path, out, threads=args.threads,
+        summary = export_wdl(path, out, threads=args.threads, option="--out",
                              progress=bar.update if bar is not None else None)
     finally:
         if bar is not None:

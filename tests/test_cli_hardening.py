@@ -149,7 +149,6 @@ def test_analyze_plot_of_a_game_without_charts_fails_before_the_analysis(db_ttt,
     ["evaluate", "examples.agents:first", "--game", "tic-tac-toe", "--seed", "-1"],
     ["evaluate", "examples.agents:first", "--game", "tic-tac-toe", "--games", "0"],
     ["play", "--game", "tic-tac-toe", "--seed", "-1"],
-    ["verify", "--max-reports", "-1"],
 ])
 def test_numbers_out_of_bounds_name_their_option(args, retro, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

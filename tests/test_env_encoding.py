@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from retro import games
-from retro.env import Encoding, EncodingError
+from retro.env import ActionError, Encoding, EncodingError
 
 # Nine men's morris with 3 pieces stands for its variants: the same points, the same moves.
 GAMES = [g for g in games.every_game() if g.name != "nine-mens-morris" or g.variant == "3"]
@@ -64,17 +64,63 @@ def test_the_planes_show_the_pieces_the_notation_writes(game):
             stack = planes[:len(encoding.pieces), point["y"], point["x"]]
             assert stack.tolist() == [1.0 if cell == char else 0.0 for char in encoding.pieces]
             assert planes[-1, point["y"], point["x"]] == 1.0
+        sides = len(game.sides)
         assert planes[len(encoding.pieces) + position.side.code].min() == 1.0
+        assert planes[len(encoding.pieces):len(encoding.pieces) + sides].sum() == planes[0].size
         assert planes[-1].sum() == len(geometry["points"])
+        assert planes.min() >= 0.0 and planes.max() <= 1.0
         hands = encoding.hand_counts(position)
         if geometry.get("hands"):
-            assert hands.tolist() == [float(t) for t in str(position).split()[1:3]]
+            in_hand = [float(t) for t in str(position).split()[1:3]]
+            assert hands.tolist() == in_hand
+            # The planes alone give the hands back: each side's plane is its share of its pieces.
+            shares = planes[len(encoding.pieces) + sides:len(encoding.pieces) + 2 * sides]
+            for share, count in zip(shares, in_hand):
+                assert share.min() == share.max()
+                assert round(float(share.max()) * geometry["pieces_per_side"]) == count
+            assert encoding.planes == len(encoding.pieces) + 2 * sides + 1
         else:
-            assert not hands.any()
+            assert not hands.any() and encoding.planes == len(encoding.pieces) + sides + 1
 
 
 def test_an_action_outside_the_space_is_refused():
     encoding = Encoding(games.get("tic-tac-toe"))
     assert encoding.size == 900
-    with pytest.raises(EncodingError, match="outside 0..899"):
+    with pytest.raises(EncodingError, match="outside the action space 0..899"):
         encoding.text(900)
+
+
+def test_an_action_is_an_integer_of_the_space_and_nothing_else():
+    """What ``gymnasium.spaces.Discrete`` holds is an action; nothing is rounded."""
+    encoding = Encoding(games.get("tic-tac-toe"))
+    position = games.get("tic-tac-toe").start()
+    action = encoding.action("b2")
+    for given in (action, np.int64(action), np.int8(action), np.uint32(action), np.array(action),
+                  np.array(action, dtype=np.uint16)):
+        assert encoding.action_id(given) == action and type(encoding.action_id(given)) is int
+        assert str(encoding.move(position, given)) == "b2"
+    for given in (action + 0.5, float(action), np.float32(action), float("nan"), True, np.bool_(True), "b2",
+                  str(action), None, [action], np.array([action]), np.array(float(action)), complex(action),
+                  900, -1, np.int64(10**6)):
+        for call in (encoding.action_id, encoding.text, lambda a: encoding.move(position, a)):
+            with pytest.raises(ActionError) as error:
+                call(given)
+            message = str(error.value)
+            assert "0..899" in message and "\n" not in message, (given, message)
+    assert issubclass(ActionError, EncodingError) and issubclass(ActionError, ValueError)
+
+
+def test_a_position_is_one_of_the_game_or_its_text():
+    game = games.get("three-musketeers", "3x3")
+    encoding = Encoding(game)
+    start = game.start()
+    assert str(encoding.position(start)) == str(start) == str(encoding.position(str(start)))
+    for given in (5, None, b"M XXO XOX OXX", games.get("tic-tac-toe").start()):
+        with pytest.raises(TypeError, match="a three-musketeers 3x3 position or its text"):
+            encoding.position(given)
+    from retro.errors import PositionError
+
+    other = games.get("three-musketeers", "4x4").start()
+    for given in (other, str(other)):  # a position of another board, or its text
+        with pytest.raises(PositionError, match="a position of three-musketeers 4x4, not of three-musketeers 3x3"):
+            encoding.position(given)

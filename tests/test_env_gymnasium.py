@@ -14,7 +14,8 @@ gymnasium = pytest.importorskip("gymnasium", reason="pip install -e '.[test]' in
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from retro import games, open_database  # noqa: E402
-from retro.env.gymnasium_env import gymnasium_env  # noqa: E402
+from retro.env import ActionError, gymnasium_env  # noqa: E402
+from retro.env.gym import ResetNeeded  # noqa: E402
 
 GAMES = [g for g in games.every_game() if g.name != "nine-mens-morris" or g.variant == "3"]
 
@@ -71,3 +72,78 @@ def test_an_illegal_action_ends_the_episode_with_minus_one():
     assert reward == -1.0 and terminated and info == {"illegal_action": True}
     with pytest.raises(ValueError, match="opponent must be one of"):
         gymnasium_env("tic-tac-toe", opponent="clever")
+
+
+def _one_line(error) -> str:
+    text = str(error.value)
+    assert text and "\n" not in text
+    return text
+
+
+def not_actions(legal: int, size: int) -> list:
+    """What an agent might pass that is no action: never rounded, never taken for another."""
+    return [float("nan"), "a1", None, np.array([legal]), legal + 0.5, float(legal), np.float64(legal),
+            True, np.bool_(False), [legal], np.array(legal, dtype=float), size, -1]
+
+
+def test_what_is_no_action_raises_and_is_never_rounded():
+    env = gymnasium_env("tic-tac-toe", opponent="random")
+    size = env.action_space.n
+    observation, _ = env.reset(seed=0)
+    legal = int(np.flatnonzero(observation["action_mask"])[0])
+    start = env.position
+    for action in not_actions(legal, size):
+        with pytest.raises(ActionError) as error:
+            env.step(action)
+        assert f"0..{size - 1}" in _one_line(error), action
+        assert str(env.position) == str(start)  # nothing was played
+    # What Gymnasium's Discrete space holds: Python and numpy integers, 0-d integer arrays.
+    for action in (np.int64(legal), np.int32(legal), np.uint16(legal), np.array(legal)):
+        assert env.action_space.contains(action)
+        env.reset(seed=0)
+        info = env.step(action)[4]
+        assert env.plies == 2 and info == {}, action  # the agent's move and the opponent's
+
+
+def test_a_step_after_the_episode_ended_raises():
+    env = gymnasium_env("tic-tac-toe", opponent="random")
+    with pytest.raises(ResetNeeded, match="call reset"):
+        env.step(0)  # before any reset
+    observation, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    legal = int(np.flatnonzero(observation["action_mask"])[0])
+    assert env.step(illegal)[2]  # terminated
+    with pytest.raises(ResetNeeded) as error:
+        env.step(legal)  # the illegal action ended it: nothing more is played
+    assert "call reset()" in _one_line(error) and isinstance(error.value, RuntimeError)
+    env.reset(seed=0)
+    assert env.step(legal)[4] == {}  # a new episode plays again
+
+
+def test_the_options_are_checked_and_the_messages_say_what_is_accepted():
+    game = games.get("tic-tac-toe")
+    sides = [side.value for side in game.sides]
+    env = gymnasium_env("tic-tac-toe")
+    for options, kind, words in (({"position": 5}, TypeError, "position or its text"),
+                                 ({"position": games.get("three-musketeers", "3x3").start()}, TypeError,
+                                  "position or its text"),
+                                 ({"position": "X ..."}, ValueError, "3 rows"),
+                                 (7, TypeError, "options must be a dict")):
+        with pytest.raises(kind) as error:
+            env.reset(options=options)
+        assert words in _one_line(error)
+    env.reset(options={"position": str(game.start().play(game.start().legal_moves()[0]))})
+    for options, kind, words in ((dict(start="win"), TypeError, "a dict such as"),
+                                 (dict(start={"result": "won"}), ValueError, "win, draw, loss"),
+                                 (dict(start={"plies": 3}), ValueError, "'result' and 'max_plies'"),
+                                 (dict(start={"result": "win", "max_plies": 0}), ValueError, "at least 1"),
+                                 (dict(max_plies=0), ValueError, "at least 1"),
+                                 (dict(max_plies=-5), ValueError, "at least 1"),
+                                 (dict(max_plies=2.5), TypeError, "an integer of at least 1"),
+                                 (dict(max_plies=True), TypeError, "an integer of at least 1"),
+                                 (dict(side="purple"), ValueError, ", ".join(repr(s) for s in sides))):
+        with pytest.raises(kind) as error:
+            gymnasium_env("tic-tac-toe", **options)
+        assert words in _one_line(error), options
+    for side in (game.sides.from_code(1), sides[1]):
+        assert gymnasium_env("tic-tac-toe", side=side).side is game.sides.from_code(1)

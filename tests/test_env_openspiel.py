@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="open_spiel has no wheel for thi
 from open_spiel.python.algorithms import minimax  # noqa: E402
 
 from retro import games, open_database  # noqa: E402
-from retro.env import openspiel_env  # noqa: E402
+from retro.env import EncodingError, openspiel_env  # noqa: E402
 
 GAMES = [g for g in games.every_game() if g.name != "nine-mens-morris" or g.variant == "3"]
 
@@ -80,3 +80,20 @@ def test_openspiel_s_minimax_to_a_horizon_solves_three_mens_morris_as_the_databa
                                                  value_function=lambda s: 0.0,
                                                  maximizing_player_id=0)  # White's value
             assert value == _first_player_value(outcome), (state.position, outcome)
+
+
+def test_a_ply_limit_below_one_and_what_is_no_move_are_refused():
+    for plies in (0, -3):
+        with pytest.raises(ValueError, match="max_plies must be at least 1") as error:
+            pyspiel.load_game("retro_tic_tac_toe", {"max_plies": plies})
+        assert "\n" not in str(error.value)
+    game = pyspiel.load_game("retro_tic_tac_toe")
+    state = game.new_initial_state()
+    size = game.num_distinct_actions()
+    illegal = next(a for a in range(size) if a not in state.legal_actions())
+    for action, words in ((illegal, "is not a legal move"), (size, f"outside the action space 0..{size - 1}")):
+        with pytest.raises(EncodingError, match=words):
+            state.apply_action(action)
+    with pytest.raises(TypeError):  # OpenSpiel's own binding refuses what is not an integer
+        state.apply_action(float(state.legal_actions()[0]))
+    assert str(state) == str(games.get("tic-tac-toe").start())  # nothing was played

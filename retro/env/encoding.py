@@ -14,12 +14,18 @@ with ``from`` and ``remove`` -1 when the move has none: a fixed discrete space o
 nine men's morris 15,000, Three Musketeers 5×5 16,900), most of them never legal; the
 ``action_mask`` says which are.
 
+An action is an ``int``, a numpy integer or a 0-d integer array in ``0..size-1``
+(what ``gymnasium.spaces.Discrete`` holds); a float (even ``3.0``), a bool, a string,
+``None`` or any other array raises :class:`ActionError`: never rounded.
+
 **Observations.** Planes over the board's grid (``rows`` × ``columns`` of the geometry;
 morris points sit on a grid too, the cells between them always 0): one plane per kind
 of piece, in the order of ``geometry()["pieces"]``, 1 where such a piece stands; then
-one plane per side, all 1 for the side to move; then a plane marking the board's points
-(the squares of a grid game: all 1). The pieces in hand (morris) are a separate vector,
-one count per side.
+one plane per side, all 1 for the side to move; then, in the games with pieces in hand
+(morris), one plane per side, all ``in hand / pieces_per_side``; last a plane marking
+the board's points (the squares of a grid game: all 1). The planes alone are the whole
+position: two positions differing in anything (the hands too) differ in their planes.
+The pieces in hand are also a vector, one count per side (:meth:`Encoding.hand_counts`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import PositionError
 from ..games.protocol import Game
 
 _MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$")
@@ -36,6 +43,27 @@ _MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,
 
 class EncodingError(ValueError):
     """An action that is not a legal move of the position, or a move the encoding cannot write."""
+
+
+class ActionError(EncodingError):
+    """Not an action at all: not an integer, or outside the action space."""
+
+
+def plies_limit(value, name: str = "max_plies") -> int:
+    """``value`` checked as a ply limit of the environments: an integer of at least 1."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer of at least 1, not {_described(value)}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return int(value)
+
+
+def _described(value) -> str:
+    """``value`` as a message names what it was given: its type and a short repr."""
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"
 
 
 @dataclass(frozen=True)
@@ -54,6 +82,9 @@ class Encoding:
         object.__setattr__(self, "columns", int(geometry["columns"]))
         object.__setattr__(self, "pieces", list(geometry["pieces"]))
         object.__setattr__(self, "hands", bool(geometry.get("hands")))
+        object.__setattr__(self, "pieces_per_side", int(geometry.get("pieces_per_side") or 0))
+        if self.hands and self.pieces_per_side < 1:  # the hand planes' scale
+            raise ValueError(f"{game.full_name} has hands but its geometry gives no pieces_per_side")
 
     # --- actions -------------------------------------------------------------------------
 
@@ -72,12 +103,23 @@ class Encoding:
         n = len(self.points)
         return ((origin + 1) * n + target) * (n + 1) + (remove + 1)
 
-    def text(self, action: int) -> str:
+    def action_id(self, action) -> int:
+        """``action`` checked: an ``int``, numpy integer or 0-d integer array in
+        ``0..size-1``, as an ``int``; anything else raises :class:`ActionError`."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
+        # bool is an int to Python, but True is no action; a float is never rounded.
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ActionError(f"an action is an integer in 0..{self.size - 1} (int, numpy integer or "
+                              f"0-d integer array), not {_described(action)}")
+        if not 0 <= action < self.size:
+            raise ActionError(f"action {action} is outside the action space 0..{self.size - 1}")
+        return int(action)
+
+    def text(self, action) -> str:
         """The move text an action id stands for (legal or not)."""
         n = len(self.points)
-        if not 0 <= int(action) < self.size:
-            raise EncodingError(f"action {action} is outside 0..{self.size - 1}")
-        rest, remove = divmod(int(action), n + 1)
+        rest, remove = divmod(self.action_id(action), n + 1)
         origin, target = divmod(rest, n)
         text = (f"{self.points[origin - 1]}-" if origin else "") + self.points[target]
         return text + (f"x{self.points[remove - 1]}" if remove else "")
@@ -86,10 +128,12 @@ class Encoding:
         """The legal moves of ``position`` by action id."""
         return {self.action(move): move for move in position.legal_moves()}
 
-    def move(self, position, action: int):
-        """The legal move of ``position`` that ``action`` stands for, else EncodingError."""
+    def move(self, position, action):
+        """The legal move of ``position`` that ``action`` stands for, else EncodingError
+        (:class:`ActionError` if it is no action at all)."""
+        action = self.action_id(action)
         for move in position.legal_moves():
-            if self.action(move) == int(action):
+            if self.action(move) == action:
                 return move
         raise EncodingError(f"action {action} ({self.text(action)}) is not a legal move of {position}")
 
@@ -99,6 +143,23 @@ class Encoding:
         for move in position.legal_moves():
             out[self.action(move)] = 1
         return out
+
+    def position(self, given):
+        """``given`` as a position of this game (variant included): a position or its
+        text; anything else raises TypeError, a text or position of another variant
+        or not read by this game :class:`~retro.errors.PositionError`."""
+        if not isinstance(given, (str, type(self.game.start()))):
+            raise TypeError(f"a position is a {self.game.full_name} position or its text, "
+                            f"not {_described(given)}")
+        # Through the text, so that the position is this game's own object; a game's
+        # parse may read its other variants' boards too (Three Musketeers reads every size).
+        for position in (given, self.game.parse(given if isinstance(given, str) else str(given))):
+            if isinstance(position, str):
+                continue
+            owner = self.game.for_position(position)
+            if owner.full_name != self.game.full_name:
+                raise PositionError(f"{position} is a position of {owner.full_name}, not of {self.game.full_name}")
+        return position
 
     def _point(self, name: str | None) -> int:
         if name is None:
@@ -112,18 +173,26 @@ class Encoding:
 
     @property
     def planes(self) -> int:
-        """Planes of an observation: the piece kinds, one per side, the board's points."""
-        return len(self.pieces) + len(self.game.sides) + 1
+        """Planes of an observation: the piece kinds, one per side (to move), one per
+        side (in hand, games with hands only), the board's points."""
+        sides = len(self.game.sides)
+        return len(self.pieces) + sides + (sides if self.hands else 0) + 1
 
     def observation(self, position) -> np.ndarray:
-        """``float32`` planes of shape (:attr:`planes`, rows, columns)."""
+        """``float32`` planes of shape (:attr:`planes`, rows, columns), values in [0, 1]."""
         out = np.zeros((self.planes, self.rows, self.columns), dtype=np.float32)
         cells = self.game.cells(position)
         rows, columns = self.cells_at[:, 0], self.cells_at[:, 1]
         for k, char in enumerate(self.pieces):
             on = np.array([c == char for c in cells], dtype=bool)
             out[k, rows[on], columns[on]] = 1.0
+        sides = len(self.game.sides)
         out[len(self.pieces) + position.side.code] = 1.0
+        if self.hands:
+            # The hands decide values (a side with 2 on the board and 1 in hand plays on,
+            # with none it has lost): an agent that reads only the planes must see them.
+            first = len(self.pieces) + sides
+            out[first:first + sides] = (self.hand_counts(position) / self.pieces_per_side)[:, None, None]
         out[-1, rows, columns] = 1.0
         return out
 

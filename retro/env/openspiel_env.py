@@ -5,10 +5,11 @@
 underscores (``pyspiel.load_game("retro_six_mens_morris")``; a variant as the
 ``variant`` parameter, ``pyspiel.load_game("retro_three_musketeers", {"variant":
 "4x4"})``), so that OpenSpiel's algorithms run on it unchanged. Actions and
-observation tensors are those of :mod:`.encoding`; the returns are +1 for the winner
+observation tensors are those of :mod:`.encoding` (the planes, flattened: the pieces in
+hand among them); the returns are +1 for the winner
 and -1 for every other player, 0 for a draw or a game without a winner. Positions can
 repeat forever in the morris games and the race: ``max_plies`` (a parameter, default
-300) ends such a game with returns 0.
+300, at least 1) ends such a game with returns 0.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import Encoding, plies_limit
 
 try:
     import pyspiel
@@ -74,7 +75,7 @@ def _make_game_class(game_class):
             params = dict(params or {})
             variant = str(params.get("variant", game_class.variants[0]))
             retro_game, encoding = _retro(game_class.name, variant)
-            max_plies = int(params.get("max_plies", MAX_PLIES))
+            max_plies = plies_limit(params.get("max_plies", MAX_PLIES))
             players = len(game_class.sides)
             info = pyspiel.GameInfo(
                 num_distinct_actions=encoding.size, max_chance_outcomes=0, num_players=players,

@@ -1,12 +1,16 @@
 """PettingZoo AEC environments for every registered game (``pip install 'retro[rl]'``).
 
-``retro.env.pettingzoo_env("six-mens-morris")`` (``variant=`` where a game has them): the
+``retro.env.pettingzoo_env("six-mens-morris")`` (``variant=`` where a game has them; this
+module is ``retro.env.zoo``): the
 agents are the game's sides by name (``"white"``, ``"black"``; the race's ``"P1"`` ..
 ``"P4"``), in turn as the rules say. Each agent observes ``{"observation": planes,
 "hands": counts, "action_mask": mask}`` (:mod:`.encoding`); the action space is the
 game's fixed discrete space of ``[from-]to[xremove]`` moves. At the end the winner gets
 +1 and every other agent -1 (a draw or a game without a winner: 0 for all);
-``max_plies`` (default 300) truncates play that could go on forever. ``render_mode``
+``max_plies`` (default 300) truncates play that could go on forever. An action that is
+no action at all (a float, a string, ``None``, an array, a number outside the space)
+raises :class:`~retro.env.encoding.ActionError`, one that is not a legal move
+:class:`~retro.env.encoding.EncodingError` (PettingZoo's own games raise on both). ``render_mode``
 ``"ansi"`` returns the terminal board, ``"rgb_array"`` a picture drawn from the game's
 geometry.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import Encoding, plies_limit
 
 try:
     from gymnasium import spaces
@@ -37,11 +41,9 @@ class RetroAECEnv(AECEnv):
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
-        if max_plies < 1:
-            raise ValueError(f"max_plies must be at least 1, not {max_plies}")
         self.game = game
         self.encoding = Encoding(game)
-        self.max_plies = max_plies
+        self.max_plies = plies_limit(max_plies)
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"retro_{game.file_stem.replace('-', '_')}_v0")
         self.possible_agents = [side.value for side in game.sides]
@@ -62,9 +64,10 @@ class RetroAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """The game's start (or ``options["position"]``, a position or its text)."""
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict such as {{'position': ...}} or None, not {type(options).__name__}")
         start = (options or {}).get("position")
-        self.position = self.game.start() if start is None else (
-            self.game.parse(start) if isinstance(start, str) else start)
+        self.position = self.game.start() if start is None else self.encoding.position(start)
         self.plies = 0
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0 for agent in self.agents}
@@ -82,12 +85,16 @@ class RetroAECEnv(AECEnv):
                 "hands": self.encoding.hand_counts(self.position), "action_mask": mask}
 
     def step(self, action) -> None:
+        """Play ``action`` for the agent to move (``None`` once it is done, as PettingZoo asks)."""
+        if not getattr(self, "agents", None):
+            raise RuntimeError("no agent is left to step (before the first reset, or every agent is done): "
+                               "call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._was_dead_step(action)  # refuses anything but None itself
             return
         self._cumulative_rewards[agent] = 0
-        move = self.encoding.move(self.position, int(action))
+        move = self.encoding.move(self.position, action)  # raises on no action or an illegal one
         self.position = self.position.play(move)
         self.plies += 1
         self.rewards = {a: 0 for a in self.agents}

@@ -1,7 +1,8 @@
 """A Gymnasium environment for every registered game: one learning side against an
 opponent (``pip install 'retro[rl]'``).
 
-``retro.env.gymnasium_env("six-mens-morris", opponent="perfect")``: the agent plays
+``retro.env.gymnasium_env("six-mens-morris", opponent="perfect")`` (this module is
+``retro.env.gym``): the agent plays
 ``side`` (default: the side that moves first) and the opponent plays every other side:
 
 * ``"perfect"``: the perfect player of ``retro play`` (from the database: a fastest win,
@@ -13,8 +14,11 @@ opponent (``pip install 'retro[rl]'``).
 Observations and actions are those of :mod:`.encoding` (the observation a dict of
 ``observation``, ``hands`` and ``action_mask``). The reward is +1 for a win, -1 for a
 loss, 0 for a draw or a game without a winner, at the end; an action that is not a
-legal move ends the episode with -1 (``info["illegal_action"]``). ``max_plies``
-truncates play that could go on forever.
+legal move ends the episode with -1 (``info["illegal_action"]``). What is no action at
+all (a float, a string, ``None``, an array, a number outside the space) raises
+:class:`~retro.env.encoding.ActionError`; a step after the episode ended (or before
+the first reset) raises :class:`ResetNeeded`. ``max_plies`` (at least 1) truncates play
+that could go on forever.
 
 Starts: the game's start, or (``start={"result": "win", "max_plies": 10}``, a
 curriculum) positions drawn at random from the database whose value for the agent is
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .encoding import Encoding, EncodingError
+from .encoding import Encoding, plies_limit
 
 try:
     import gymnasium
@@ -34,7 +38,30 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError("the environments need the rl extra: pip install 'retro[rl]'") from error
 
 OPPONENTS = ("perfect", "perfect-random", "random")
+RESULTS = ("win", "draw", "loss")
 DRAWS = 10_000  # positions drawn from the database to find one of a curriculum's kind
+
+
+class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):
+    """``step()`` before ``reset()`` or after the episode ended (a RuntimeError too, as
+    it was before Gymnasium's own class)."""
+
+
+def _start_spec(start) -> dict | None:
+    """``start`` checked: None (the game's start) or a curriculum's dict."""
+    if start is None:
+        return None
+    if not isinstance(start, dict):
+        raise TypeError(f"start must be None or a dict such as {{'result': 'win', 'max_plies': 10}}, "
+                        f"not {type(start).__name__} {start!r}")
+    unknown = sorted(set(start) - {"result", "max_plies"})
+    if unknown:
+        raise ValueError(f"start takes the keys 'result' and 'max_plies', not {', '.join(map(repr, unknown))}")
+    if start.get("result", "win") not in RESULTS:
+        raise ValueError(f"start['result'] must be one of {', '.join(RESULTS)}, not {start['result']!r}")
+    if start.get("max_plies") is not None:
+        plies_limit(start["max_plies"], "start['max_plies']")
+    return dict(start)
 
 
 class RetroGymEnv(gymnasium.Env):
@@ -50,11 +77,11 @@ class RetroGymEnv(gymnasium.Env):
             raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)} or a callable, not {opponent!r}")
         self.game = game
         self.encoding = Encoding(game)
-        self.side = game.sides.from_code(0) if side is None else game.sides(side)
+        self.side = self._side(side)
         self.opponent = opponent
-        self.max_plies = max_plies
+        self.max_plies = plies_limit(max_plies)
         self.render_mode = render_mode
-        self.start_spec = start
+        self.start_spec = _start_spec(start)
         self._db = db
         shape = (self.encoding.planes, self.encoding.rows, self.encoding.columns)
         self.observation_space = spaces.Dict({
@@ -65,6 +92,19 @@ class RetroGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.encoding.size)
         self.position = game.start()
         self.plies = 0
+        self._ended = True  # no episode until reset()
+
+    def _side(self, side):
+        sides = self.game.sides
+        if side is None:
+            return sides.from_code(0)
+        if isinstance(side, sides):
+            return side
+        for member in sides:
+            if side == member.value:
+                return member
+        raise ValueError(f"side must be one of {', '.join(repr(m.value) for m in sides)} "
+                         f"({self.game.full_name}), not {side!r}")
 
     @property
     def db(self):
@@ -77,24 +117,33 @@ class RetroGymEnv(gymnasium.Env):
         return self._db
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new episode from the game's start, the curriculum's, or
+        ``options["position"]`` (a position of this game or its text)."""
         super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict such as {{'position': ...}} or None, not {type(options).__name__}")
         given = (options or {}).get("position")
         if given is not None:
-            self.position = self.game.parse(given) if isinstance(given, str) else given
+            self.position = self.encoding.position(given)
         elif self.start_spec is None:
             self.position = self.game.start()
         else:
             self.position = self._curriculum_start()
         self.plies = 0
         self._opponent_moves()
+        # Even past max_plies after the opponent's first moves the agent gets its step: a
+        # reset cannot say "truncated", the step that follows can.
+        self._ended = self.position.is_over()
         return self._observation(), {}
 
     def step(self, action):
-        if self.position.is_over():
-            raise RuntimeError("the episode is over: call reset()")
-        try:
-            move = self.encoding.move(self.position, int(action))
-        except EncodingError:  # not a legal move (or not an action at all)
+        """Play ``action`` (an action id; see :mod:`.encoding`), then the opponent."""
+        if self._ended:
+            raise ResetNeeded("the episode is over (or was never begun): call reset() before step()")
+        action = self.encoding.action_id(action)  # no action at all: raises, as Gymnasium's envs do
+        move = self.encoding.legal(self.position).get(action)
+        if move is None:
+            self._ended = True
             return self._observation(), -1.0, True, False, {"illegal_action": True}
         self.position = self.position.play(move)
         self.plies += 1
@@ -102,6 +151,7 @@ class RetroGymEnv(gymnasium.Env):
         terminated = self.position.is_over()
         reward = self._reward() if terminated else 0.0
         truncated = not terminated and self.plies >= self.max_plies
+        self._ended = terminated or truncated
         return self._observation(), reward, terminated, truncated, {}
 
     def render(self):

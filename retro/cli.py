@@ -826,10 +826,16 @@ def _verify(args: argparse.Namespace) -> int:
     for check in report.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}{detail}")
-    derived = (f"{report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
-               if musketeers else "")
-    print(f"{report.positions_checked:,} stored values checked against their children "
-          f"({derived}{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
+    if musketeers:
+        print(f"{report.positions_checked:,} stored values checked against their children "
+              f"({report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
+              f"{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
+    else:  # in the words of retro games: positions, and the table entries that hold them
+        empty = report.positions_checked - report.entries_checked
+        slots = f"; {empty:,} slots of no position checked empty" if empty else ""
+        print(f"{report.positions:,} positions in {report.entries_checked:,} table entries checked "
+              f"against their children ({report.terminal_positions:,} finished{slots}) in "
+              f"{report.seconds:.1f} s")
     if getattr(report, "resumed_tiers", 0):
         print(f"{report.resumed_tiers} of {report.tiers} tiers proven by an earlier run (their "
               f"values read again and unchanged; --fresh proves them again)")

@@ -4,18 +4,22 @@ Every case is one line on standard error and exit status 2, with nothing written
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
 import sys
 from pathlib import Path
 
+import h5py
+import numpy as np
 import pytest
 
-from retro import games
+from retro import games, open_database
 from retro.cli import main
 from retro.errors import OutputPathError, PositionError
 from retro.outputs import check_output, write_atomically
+from retro.values import not_a_position
 
 RACE_START = "P1 a1 d1 d4 a4"
 
@@ -294,3 +298,32 @@ def test_the_mcts_example_refuses_its_outputs_before_playing(db_ttt, tmp_path, c
         assert caught.value.code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and option in err and "named pipe" in err, err
+
+
+# --- 14: verify counts positions and table entries ------------------------------------
+
+
+@pytest.mark.parametrize("fixture", ["db_ttt", "db_race", "db_3mm"])
+def test_verify_counts_positions_and_table_entries_as_games_does(fixture, request, retro):
+    path = request.getfixturevalue(fixture)
+    with h5py.File(path, "r") as f:  # the file's own values: slots holding no position aside
+        stored, entries = 0, 0
+        def visit(name, item):
+            nonlocal stored, entries
+            if isinstance(item, h5py.Dataset) and item.dtype.kind == "u" and item.ndim >= 1:
+                values = item[()]
+                stored += values.size
+                entries += int(np.count_nonzero(values != not_a_position(values.dtype.type)))
+        f.visititems(visit)
+    code, out, _ = retro("verify", path, "--quiet")
+    assert code == 0
+    _, listed, _ = retro("games", "--json")
+    with open_database(path) as db:
+        name, variant = db.game.name, db.game.variant
+    positions = next(r["positions"] for r in json.loads(listed)
+                     if r["game"] == name and r["variant"] == variant)
+    line = next(line for line in out.splitlines() if "checked against their children" in line)
+    assert line.startswith(f"{positions:,} positions in {entries:,} table entries"), line
+    if stored > entries:
+        assert f"{stored - entries:,} slots of no position" in line
+    assert "stored values" not in out

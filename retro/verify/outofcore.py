@@ -185,6 +185,7 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
             if earlier is not None:
                 report.positions_checked += earlier["checked"]
                 report.terminal_positions += earlier["terminal"]
+                report.entries_checked += earlier.get("entries", earlier["checked"])
                 report.resumed_tiers += 1
                 if bar is not None:
                     bar.update(len(values))
@@ -198,7 +199,7 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                 np.cumsum([len(p) for p in parts], out=offsets[1:])
                 flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
                 before = (report.positions_checked, report.terminal_positions,
-                          report.disagreement_count)
+                          report.disagreement_count, report.entries_checked)
                 _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
                             max_reports, disagreement, bar)
                 del flat
@@ -207,7 +208,8 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                 if report.disagreement_count == before[2] and intact:
                     log.record(name, digests[0], digests[1:],
                                report.positions_checked - before[0],
-                               report.terminal_positions - before[1])
+                               report.terminal_positions - before[1],
+                               report.entries_checked - before[3])
             for old in [t for t in kept if last_use.get(t, -1) <= i]:
                 del kept[old]
                 scratch.release(old)
@@ -244,7 +246,10 @@ def _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
             canonical = game.canonical_entries(tier, images + first)
             differ = values[images + first] != values[canonical]
             verdict[images[differ]] = BAD_IMAGE
+        no_position = int(np.count_nonzero(expansion.finished == invalid))
+        report.terminal_positions -= no_position
         report.positions_checked += stop - first - len(images)
+        report.entries_checked += stop - first - len(images) - no_position
         wrong = np.flatnonzero(verdict != OK)
         report.disagreement_count += len(wrong)
         for j in wrong[:max(0, max_reports - len(shown))].tolist():

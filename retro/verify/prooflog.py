@@ -69,10 +69,12 @@ class ProofLog:
         return record
 
     def record(self, name: str, sha256: str, children: list[str], checked: int,
-               terminal: int) -> None:
-        """Tier ``name`` is proven; written at once (a run killed later keeps it)."""
+               terminal: int, entries: int | None = None) -> None:
+        """Tier ``name`` is proven; written at once (a run killed later keeps it).
+        ``checked`` stored values, ``entries`` of them positions, ``terminal`` finished."""
         self.tiers[name] = {"sha256": sha256, "children": children, "checked": checked,
-                            "terminal": terminal}
+                            "terminal": terminal,
+                            "entries": checked if entries is None else entries}
         if self.path is None:
             return
         try:

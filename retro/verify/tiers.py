@@ -77,12 +77,14 @@ class TierVerifyReport(JsonReport):
     game: str
     tiers: int
     ok: bool
-    positions_checked: int  # stored entries checked against their children
-    terminal_positions: int  # finished positions among them
+    positions_checked: int  # stored values checked: table entries and slots of no position
+    terminal_positions: int  # finished positions among the table entries
     seconds: float
     checks: list[Check] = field(default_factory=list)
     disagreement_count: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
+    entries_checked: int = 0  # table entries that hold a position (an image's counts once)
+    positions: int = 0  # the positions those entries stand for (symmetric images, every player's game)
     resumed_tiers: int = 0  # tiers an earlier run proved, with the same values (proof log)
     proof_log: str | None = None  # where the proof log is kept (out-of-core games)
 
@@ -148,6 +150,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int,
             fresh: bool = False) -> TierVerifyReport:
     game = db.game
     report = TierVerifyReport(db.path, game.full_name, len(db.tiers), True, 0, 0, 0.0)
+    report.positions = game.positions(list(db.tiers))
     report.checks.extend(_metadata_checks(db, game))
     if game.out_of_core:
         from .outofcore import verify_tiers
@@ -192,11 +195,13 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int,
             np.cumsum([len(p) for p in parts], out=offsets[1:])
             flat = np.concatenate(parts)
             verdict = np.empty(expansion.size, dtype=np.int8)
+            no_position = int(np.count_nonzero(expansion.finished == not_a_position(dtype)))
             report.terminal_positions += int(check_tier(
                 values[tier], expansion.side, expansion.finished, expansion.starts,
                 expansion.child_tier, expansion.child_entry, flat, offsets,
-                draw_value(dtype), not_a_position(dtype), verdict))
+                draw_value(dtype), not_a_position(dtype), verdict)) - no_position
             report.positions_checked += expansion.size
+            report.entries_checked += expansion.size - no_position
             wrong = np.flatnonzero(verdict != OK)
             report.disagreement_count += len(wrong)
             for entry in wrong[:max(0, max_reports - len(shown))].tolist():
@@ -212,7 +217,7 @@ def _verify(db: DatabaseFile, started: float, progress: bool, max_reports: int,
 
 def _conclude(report: TierVerifyReport, started: float) -> TierVerifyReport:
     report.checks.append(Check("values", report.disagreement_count == 0,
-                               f"{report.positions_checked:,} values consistent with their moves"
+                               f"{report.entries_checked:,} table entries consistent with their moves"
                                if report.disagreement_count == 0 else
                                f"{report.disagreement_count:,} values contradict their moves"))
     report.ok = all(check.ok for check in report.checks)

@@ -118,6 +118,11 @@ def test_a_step_after_the_episode_ended_raises():
     assert "call reset()" in _one_line(error) and isinstance(error.value, RuntimeError)
     env.reset(seed=0)
     assert env.step(legal)[4] == {}  # a new episode plays again
+    short = gymnasium_env("tic-tac-toe", opponent="random", max_plies=1)
+    short.reset(seed=0)
+    assert short.step(legal)[3]  # truncated
+    with pytest.raises(ResetNeeded):
+        short.step(legal)
 
 
 def test_the_options_are_checked_and_the_messages_say_what_is_accepted():

@@ -153,13 +153,12 @@ class Encoding:
                             f"not {_described(given)}")
         # Through the text, so that the position is this game's own object; a game's
         # parse may read its other variants' boards too (Three Musketeers reads every size).
-        for position in (given, self.game.parse(given if isinstance(given, str) else str(given))):
-            if isinstance(position, str):
-                continue
+        parsed = self.game.parse(given if isinstance(given, str) else str(given))
+        for position in (parsed,) if isinstance(given, str) else (given, parsed):
             owner = self.game.for_position(position)
             if owner.full_name != self.game.full_name:
                 raise PositionError(f"{position} is a position of {owner.full_name}, not of {self.game.full_name}")
-        return position
+        return parsed
 
     def _point(self, name: str | None) -> int:
         if name is None:

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retro import Position, open_database
+from retro import Position, games, open_database
 from retro.cli import main as cli
 from retro.play import computer_move
 from retro.games.musketeers.position import Side
@@ -163,7 +163,8 @@ def test_play_is_the_computer_move_of_retro_play(web_client, dbs):
             move = computer_move(db, position, rng=seed)
             after = position.play(move)
             assert answer == {"move": str(move), "position": str(after),
-                              "winner": db.probe(after).winner.value, "plies": db.probe(after).plies}
+                              "winner": db.probe(after).winner.value, "plies": db.probe(after).plies,
+                              "board": db.game.file_stem}  # the board that answered
     assert checked_losing > 0  # the swindle choice was exercised too
     start = Position.start(4)
     best = {str(move) for move, _ in dbs[4].best_moves(start)}
@@ -320,7 +321,12 @@ def test_not_served_is_404(web_client, db3):
         client = TestClient(create_app(only3, warm=False))
     response = client.get("/api/v1/probe", params={"position": str(Position.start(4))})
     assert response.status_code == 404
-    assert response.json() == {"error": "no 4x4 database is served here (boards served: 3x3)"}
+    # The board it needs as `retro games` names it; those served by the keys the API takes.
+    assert response.json() == {"error": f"no {games.musketeers_board(4).full_name} database is served "
+                                        f"here (boards served: {only3.info()['boards'][0]['key']})"}
+    unknown = client.get("/api/v1/probe", params={"position": str(Position.start(3)), "game": "chess"})
+    assert unknown.status_code == 400
+    assert unknown.json()["error"].endswith(f"(boards served: {games.musketeers_board(3).file_stem})")
     only3.close()
 
 
@@ -498,7 +504,8 @@ def test_retro_serve_runs_shares_and_stops(db3, db4, tmp_path):
     try:
         line = server.stdout.readline()
         match = re.search(r"(http://127\.0\.0\.1:(\d+)/)", line)
-        assert match and "3x3, 4x4" in line, line
+        keys = ", ".join(games.musketeers_board(n).file_stem for n in (3, 4))  # as the API names them
+        assert match and line.startswith(f"retro serve: {keys} at "), line
         url = match[1]
         deadline = time.monotonic() + 60
         with httpx.Client(base_url=url, timeout=5) as client:
@@ -616,6 +623,10 @@ def test_the_game_parameter_picks_a_notation(web_client):
     assert plain.status_code == 200 and plain.json()["game"] == "three-mens-morris"
     unknown = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...", "game": "chess"})
     assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json()["error"]
+    # It lists the boards the game parameter (and the page's links) take: every key of info.
+    served = unknown.json()["error"].rsplit("(boards served: ", 1)[1].rstrip(")")
+    keys = [board["key"] for board in web_client.get("/api/v1/info").json()["boards"]]
+    assert [name.split(" (")[0] for name in served.split(", ")] == keys
     mixed = web_client.post("/api/v1/probe", json={"positions": ["X ... ... ...", START5]}).json()
     assert mixed["results"][0]["winner"] is None and "error" in mixed["results"][1]  # 5x5: no start here
 

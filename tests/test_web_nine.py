@@ -152,17 +152,23 @@ def test_a_position_of_another_game_is_a_404(client, capsys, db_9mm3):
     assert "Three men's morris position" in cli_error(capsys, db_9mm3, text)
     answer = get(client, "probe", position=text)
     assert answer.status_code == 404 and str(db_9mm3) not in answer.text
-    assert answer.json() == {"error": "no three-mens-morris database is served here "
-                                      "(boards served: Nine men's morris with 3 pieces)"}
+    # The game it needs as `retro games` names it, and the boards served by their keys.
+    error = answer.json()["error"]
+    assert error.startswith(f"no {games.get('three-mens-morris').full_name} database is served here")
+    assert error.endswith(f"(boards served: {KEY})")
 
 
 def test_a_position_of_another_variant_is_a_4xx(client, capsys, db_9mm3, nine3):
     # The 9-piece start: a position of nine men's morris, whose database is not served.
+    # The error names the variant the position needs, as `retro games` and `retro probe`
+    # name it, and its pieces.
+    nine = games.get(NINE, "9")
     for game in (None, NINE):
         answer = get(client, "probe", position=START9, **({"game": game} if game else {}))
         assert answer.status_code == 404
-        assert answer.json() == {"error": "no Nine men's morris database is served here "
-                                          "(boards served: Nine men's morris with 3 pieces)"}
+        error = answer.json()["error"]
+        assert error.startswith(f"no {nine.full_name} database (9 pieces each) is served here"), error
+        assert error.endswith(f"(boards served: {KEY})")
     # Read as the 3-piece game (its key, or --pieces 3 / --db on the command line), the
     # CLI's words.
     answer = get(client, "probe", position=START9, game=KEY)
@@ -177,8 +183,12 @@ def test_a_position_of_another_variant_is_a_4xx(client, capsys, db_9mm3, nine3):
     unknown = get(client, "probe", position=START, game="nine-mens-morris 10")
     assert unknown.status_code == 400 and "has no variant '10'" in unknown.json()["error"]
     assert get(client, "probe", position=START, game="nine-mens-morris-x").status_code == 400
+    # Either names the boards the game parameter takes.
+    for game in ("nine-mens-morris 10", "nine-mens-morris-x"):
+        assert get(client, "probe", position=START, game=game).json()["error"].endswith(
+            f"(boards served: {KEY})")
     batch = client.post("/api/v1/probe", json={"positions": [START, START9]}).json()["results"]
-    assert "winner" in batch[0] and batch[1]["error"].startswith("no Nine men's morris database")
+    assert "winner" in batch[0] and batch[1]["error"] == error
 
 
 @pytest.fixture(scope="module")
@@ -212,8 +222,7 @@ def test_two_variants_served_at_once(db_9mm3, nine3, moving43):
         # The placing of 4,3: not in the file served.
         placing = get(client, "probe", position="W 4 3 ... ... ... ...... ... ... ...")
         assert placing.status_code == 404 and placing.json() == {"error": (
-            "the Nine men's morris with 4 white and 3 black pieces database served here holds the positions of "
-            "the moving stage only")}
+            f"the {db43.game.full_name} database served here holds the positions of the moving stage only")}
         assert client.app.state.unexpected_errors == 0
 
 
@@ -250,3 +259,74 @@ def test_the_page_plays_the_3_piece_game(browser, db_9mm3, nine3):
         assert page.text_content("#value").lower() == str(nine3.probe(ended)).lower()
         context.close()
         assert errors == []
+
+
+@pytest.mark.parametrize("order", ["3 first", "4,3 first"])
+def test_the_variant_that_answers_follows_the_rule_the_api_states(db_9mm3, nine3, moving43, order):
+    """A game named without its variant, or none: the position's own variant (its pieces,
+    board and hand together) answers when served, whatever the order of the files; else
+    the first served variant holding it. Every answer names the board that answered,
+    and the API's document says so."""
+    paths = [db_9mm3, moving43] if order == "3 first" else [moving43, db_9mm3]
+    slide = "W 0 0 WWW W.. ... ...... ... BBB ..."  # 4 white and 3 black pieces
+    with client_of(*paths) as client:
+        for game in ({}, {"game": NINE}):
+            for path in ("probe", "line", "play"):
+                mine = get(client, path, position=MOVING, **game).json()  # 3 and 3 pieces: both hold it
+                assert mine["board"] == KEY, (path, mine)
+                theirs = get(client, path, position=slide, **game).json()
+                assert theirs["board"] == games.get(NINE, "4,3").file_stem
+            assert get(client, "probe", position=MOVING, **game).json()["game"] == nine3.game.full_name
+        # The board named answers, and says so.
+        assert get(client, "probe", position=MOVING, game="nine-mens-morris-4-3").json()["board"] == \
+            "nine-mens-morris-4-3"
+        spec = client.get("/api/v1/openapi.json").json()
+        game_parameter = next(p for p in spec["paths"]["/api/v1/probe"]["get"]["parameters"] if p["name"] == "game")
+        assert "own variant" in game_parameter["description"] and "`board`" in game_parameter["description"]
+        probe = get(client, "probe", position=MOVING).json()
+        assert set(probe) <= set(spec["components"]["schemas"]["Probe"]["properties"])
+        for path in ("line", "play"):
+            schema = spec["paths"][f"/api/v1/{path}"]["get"]["responses"]["200"]["content"]["application/json"]
+            schema = schema["schema"]
+            if "$ref" in schema:
+                schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+            answer = get(client, path, position=MOVING).json()
+            assert "board" in schema["properties"] and set(answer) <= set(schema["properties"]), path
+        assert client.app.state.unexpected_errors == 0
+    # Its own variant not served: the one that holds it answers, and says so.
+    with client_of(moving43) as client:
+        body = get(client, "probe", position=MOVING).json()
+        assert body["board"] == "nine-mens-morris-4-3" and body["game"] == "nine-mens-morris 4,3"
+        with open_database(moving43) as db43:
+            assert (body["winner"], body["plies"]) == tuple(db43.probe(MOVING).as_dict().values())
+
+
+def test_the_banner_names_every_board_as_the_api_does(db3, db5_low, db_ttt, db_9mm3, moving43, monkeypatch,
+                                                       capsys):
+    """`retro serve`'s first line names each board by its key (what the game parameter
+    and the page's links take), saying what a file holds when it is not the whole game:
+    a moving-stage-only file, whose start is not held, says so."""
+    import uvicorn.server
+
+    from retro.web.server import serve
+
+    def interrupted(coroutine, **options):  # stop at once, as Ctrl-C does
+        coroutine.close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(uvicorn.server, "asyncio_run", interrupted)
+    paths = [db3, db5_low, db_ttt, db_9mm3, moving43]
+    assert serve(paths, port=0, share=False) == 0
+    out = capsys.readouterr().out
+    banner = out.splitlines()[0]
+    assert banner.startswith("retro serve: ") and " at http://127.0.0.1:" in banner
+    named = banner.removeprefix("retro serve: ").split(" at http://")[0].split(", ")
+    with open_database(db5_low) as low:
+        expected = [games.musketeers_board(3).file_stem,
+                    f"{games.musketeers_board(5).file_stem} (at most {low.max_enemy_men} enemy men)",
+                    games.get("tic-tac-toe").file_stem, KEY,
+                    f"{games.get(NINE, '4,3').file_stem} (moving stage only)"]
+    assert named == expected
+    with client_of(*paths) as client:  # the keys are the API's
+        keys = [board["key"] for board in client.get("/api/v1/info").json()["boards"]]
+    assert sorted(name.split(" (")[0] for name in named) == sorted(keys)

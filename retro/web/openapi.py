@@ -7,6 +7,7 @@ import json
 import re
 
 from .. import __version__
+from .service import CHOICE
 
 START = "M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX"
 
@@ -26,8 +27,7 @@ _GAME = {
                    "not say: a name of `retro games` (e.g. three-mens-morris-diagonal), a game "
                    "and its variant (`nine-mens-morris 3`) or a board's `key` from "
                    "/api/v1/info (nine-mens-morris-3); without it, the game whose notation "
-                   "reads the position. A game named without its variant, or no game, is "
-                   "answered by any variant served here whose positions include this one.",
+                   "reads the position. " + CHOICE,
     "schema": {"type": "string", "maxLength": 40}, "example": "tic-tac-toe",
 }
 _SEED = {
@@ -52,11 +52,20 @@ _VALUE = {
                    "plies": {"type": ["integer", "null"], "minimum": 0}}},
                "example": {"P1": {"result": "loss", "plies": 16}, "P2": {"result": "loss", "plies": 14}}},
 }
+_BOARD = {"board": {"type": "string", "example": "nine-mens-morris-3",
+                    "description": "the `key` of the board (database) that answered: see the "
+                                   "`game` parameter for which one answers"}}
 _STEP = {
     "type": "object", "required": ["move", "position", "winner", "plies"],
     "properties": {"move": {"type": "string", "example": "e1-e2"},
                    "position": {"type": "string", "description": "the position the move leads to"},
-                   **_VALUE},
+                   **_VALUE,
+                   "lines": {"type": "array", "description": "in a principal line, the lines the "
+                                                             "position marks (a finishing line, mills)"}},
+}
+_PLAYED = {  # GET /api/v1/play: a step, and the board that answered
+    "type": "object", "required": ["move", "position", "winner", "plies", "board"],
+    "properties": {**_STEP["properties"], **_BOARD},
 }
 _ERROR = {"type": "object", "required": ["error"],
           "properties": {"error": {"type": "string", "description": "one line, as the CLI says it"}}}
@@ -84,7 +93,7 @@ def openapi() -> dict:
     """The OpenAPI 3.1 document served at /api/v1/openapi.json."""
     probe_answer = {
         "type": "object",
-        "required": ["position", "side", "winner", "plies", "value", "over", "result", "moves"],
+        "required": ["position", "side", "winner", "plies", "value", "over", "result", "moves", "board"],
         "properties": {
             "position": {"type": "string"},
             "size": {"type": "integer", "enum": [3, 4, 5],
@@ -98,6 +107,9 @@ def openapi() -> dict:
             "result": {"type": "string", "description": "why the game is over, or 'the game goes on'"},
             "moves": {"type": "array", "items": {"$ref": "#/components/schemas/Step"},
                       "description": "every legal move, best first for the side to move"},
+            "lines": {"type": "array", "description": "the lines the position marks (a finishing "
+                                                      "line, mills), when it has some"},
+            **_BOARD,
         },
     }
     get = lambda summary, description, params, schema, codes: {
@@ -153,11 +165,16 @@ def openapi() -> dict:
                 "Perfect play from the position to the end of the game, each move with the "
                 "position it leads to and its value (a drawn line stops when a position comes "
                 "back).",
-                [_POSITION, _GAME], {"type": "object", "required": ["position", "winner", "plies", "line"],
-                              "properties": {"position": {"type": "string"}, **_VALUE,
+                [_POSITION, _GAME], {"type": "object", "required": ["position", "winner", "plies", "line",
+                                                                    "board"],
+                              "properties": {"position": {"type": "string"},
+                                             "game": {"type": "string", "description": "every game but "
+                                                      "Three Musketeers: its name (and variant)"},
+                                             **_VALUE,
                                              "value": {"type": "string"},
                                              "line": {"type": "array",
-                                                      "items": {"$ref": "#/components/schemas/Step"}}}},
+                                                      "items": {"$ref": "#/components/schemas/Step"}},
+                                             **_BOARD}},
                 (304, 400, 404))},
             "/api/v1/play": {"get": get(
                 "The perfect player's move",
@@ -165,7 +182,7 @@ def openapi() -> dict:
                 "the largest share of the opponent's replies throws the win away, then the "
                 "longest resistance; when drawn, the drawing move that sets the most traps. 400 "
                 "for a finished position.",
-                [_POSITION, _SEED, _GAME], {"$ref": "#/components/schemas/Step"}, (304, 400, 404))},
+                [_POSITION, _SEED, _GAME], {"$ref": "#/components/schemas/Played"}, (304, 400, 404))},
             "/api/v1/info": {"get": get(
                 "The boards served",
                 "Per board: its `key` (a `game` parameter naming it), its game (name, "
@@ -183,7 +200,8 @@ def openapi() -> dict:
                 "description": "OK", "content": {"application/json": {"schema": {
                     "type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},
         },
-        "components": {"schemas": {"Probe": probe_answer, "Step": _STEP, "Error": _ERROR}},
+        "components": {"schemas": {"Probe": probe_answer, "Step": _STEP, "Played": _PLAYED,
+                                   "Error": _ERROR}},
     }
 
 

@@ -69,8 +69,10 @@ def find_databases(dbs: list[Path] | None) -> list[Path]:
     return found
 
 
-def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tuple[Path, object, str]]:
-    """(absolute path, game, digest) of each database, or the CLI's error.
+def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tuple[Path, object, str, str]]:
+    """(absolute path, game, digest, name) of each database, or the CLI's error; the
+    name is the board's as the server's messages give it (:attr:`Board.name`: its key,
+    and what it holds when not the whole game).
 
     Each database is opened as a worker opens it, so a damaged file is refused here,
     before the server says it serves (a tiered game's values and their SHA-256 are all
@@ -79,6 +81,7 @@ def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tu
     in one line, and the others are served; only when none can be is it an error.
     """
     from ..db.database import open_database
+    from .service import Board
 
     checked, sizes, seen, refused = [], {}, {}, []
     for path in paths:
@@ -106,7 +109,8 @@ def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tu
                 f"{path.absolute()} holds {game.full_name}, not {path.stem}")))
             continue
         try:
-            open_database(path).close()
+            with open_database(path) as db:
+                name = Board(db, digest, {}).name
         except DatabaseError as error:
             if not skip_refused:
                 raise
@@ -121,7 +125,7 @@ def check_databases(paths: list[Path], *, skip_refused: bool = False) -> list[tu
             raise ValueError(f"{sizes[game]} and {path} are both {game.full_name} databases; "
                              "serve one file per game (and Three Musketeers board size)")
         sizes[game] = path
-        checked.append((path.resolve(), game, digest))
+        checked.append((path.resolve(), game, digest, name))
     if refused and not checked and len(refused) == 1:
         raise refused[0][1]
     for _, error in refused:  # the error names its file
@@ -198,6 +202,7 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
         share = os.environ.get("RETRO_SERVE_SHARE", "1").strip() != "0"
     share = share and supported()
     paths = [str(path) for path, *_ in databases]
+    digests = {str(path): digest for path, _, digest, _ in databases}
     shared: list[SharedValues] = []
     loader: Loader | None = None
     # SIGTERM stops the server as Ctrl-C does (uvicorn raises again the signal that
@@ -216,18 +221,18 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if share:  # Three Musketeers' tables; the other games' are small, in each worker
-            shared = [SharedValues(path, game.file_stem, digest) for path, game, digest in databases
+            shared = [SharedValues(path, game.file_stem, digest) for path, game, digest, _ in databases
                       if game.name == games.DEFAULT_GAME]
         os.environ[ENVIRONMENT] = json.dumps({
             "databases": paths,
-            "digests": {path: digest for path, (*_, digest) in zip(paths, databases)},
+            "digests": digests,
             "shared": {str(values.database): values.path for values in shared},
         })
         config = http.config("retro.web.server:worker_app", limits, factory=True, workers=workers,
                              timeout_graceful_shutdown=5)
         if workers == 1:
             running.append(uvicorn.Server(config))
-        boards = ", ".join(game.short_name for _, game, _ in databases)
+        boards = ", ".join(name for *_, name in databases)  # as the API's messages name them
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
               "Ctrl-C stops)", flush=True)

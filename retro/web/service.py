@@ -95,6 +95,52 @@ def public_error(error: BaseException, secrets: tuple[str, ...] = ()) -> tuple[i
     return status, message
 
 
+# --- which database answers ------------------------------------------------------------
+
+# How a position is matched to a database served (Service.parse), as the API says it.
+CHOICE = ("A position is answered by the board (database) of the variant named: a board's `key` "
+          "or a game and its variant. With a game named without its variant, or no game, by the "
+          "position's own variant when it is served and holds the position (nine men's morris: "
+          "the variant whose pieces are the position's, board and hand together for each side, "
+          "e.g. 4 white and 3 black pieces: nine-mens-morris 4,3), else by the first variant of "
+          "the same game served here that holds it, in the order of `retro games` (nine men's "
+          "morris: 9 pieces each down to 3, then unequal counts; the four-player race: without "
+          "jumps, then with). The answer's `board` is the key of the board that answered, its "
+          "`game` that board's game and variant.")
+
+
+def own_variant(game, position):
+    """The variant of ``game`` that ``position`` is a position of before any other.
+
+    Nine men's morris: the variant whose pieces are the position's own, board and hand
+    together for each side (a position with 4 white and 3 black pieces: ``4,3``), or None
+    when a side has fewer than 3 (a finished game, of no variant more than another);
+    every other game: ``game``, the variant its notation reads."""
+    if not hasattr(game, "white_pieces"):
+        return game
+    white = position.white.bit_count() + position.white_hand
+    black = position.black.bit_count() + position.black_hand
+    try:
+        return games.get(game.name, str(white) if white == black else f"{white},{black}")
+    except games.UnknownGameError:
+        return None
+
+
+def _variant_order(board) -> tuple[int, int]:
+    """Where a board's game comes in ``retro games``: the game, then its variant."""
+    game = board.game
+    return list(games.GAMES).index(game.name), type(game).variants.index(game.variant)
+
+
+def _pieces(game) -> str | None:
+    """A nine men's morris variant's pieces in words (``9 pieces each``); else None."""
+    if not hasattr(game, "white_pieces"):
+        return None
+    if game.white_pieces == game.black_pieces:
+        return f"{game.white_pieces} pieces each"
+    return f"{game.white_pieces} white and {game.black_pieces} black pieces"
+
+
 # --- the databases served ---------------------------------------------------------------
 
 
@@ -197,6 +243,27 @@ class Board:
         if self._partial is None:
             self._partial = not self.musketeers and not self._held >= frozenset(self.game.tiers())
         return self._partial
+
+    @property
+    def scope(self) -> str | None:
+        """What the database holds, briefly, when it is not the whole game (None):
+        ``at most 4 enemy men``, ``moving stage only``, ``12 of 40 tiers``."""
+        if self.musketeers:
+            return (None if self.game.start().enemy_count <= self.max_enemy_men
+                    else f"at most {self.max_enemy_men} enemy men")
+        if not self.partial:
+            return None
+        game = self.game
+        for stage in game.stages:
+            if frozenset(game.stage_tiers(stage)) == self._held:
+                return f"{stage} stage only"
+        return f"{len(self._held)} of {len(game.tiers())} tiers"
+
+    @property
+    def name(self) -> str:
+        """How the server's messages name this board: its key, and what it holds when
+        not the whole game (``nine-mens-morris-5 (moving stage only)``)."""
+        return self.key + (f" ({self.scope})" if self.scope else "")
 
     @property
     def holds(self) -> str | None:
@@ -336,13 +403,16 @@ class Service:
 
         ``game`` names the notation: a game (``nine-mens-morris``), a variant of one
         (``nine-mens-morris 3``, or a board's key ``nine-mens-morris-3``), or None: the
-        game whose notation reads the text. A game's registry variant reads it first (the
-        fast path); when that variant is not served, each served variant of the same
-        game that reads the text as a position of its own is tried in turn (the variants
-        of nine men's morris share a notation, and only the pieces tell them apart).
-        Errors are the CLI's: those of ``retro probe POSITION`` without ``game``, else
-        those of the variant named (``retro probe --pieces 3 POSITION``), or of the first
-        served variant of the game named.
+        game whose notation reads the text. A variant named answers alone. Otherwise
+        (:data:`CHOICE`, which the API's description states) the position's own variant
+        answers when it is served and holds the position (:func:`own_variant`: for nine
+        men's morris the variant whose pieces are the position's, board and hand
+        together); else the first served variant of the same game, in the game's order
+        of variants (``retro games``' order), that holds it. The answer names the board
+        that answered. Errors are the CLI's: those of ``retro probe POSITION`` without
+        ``game``, else those of the variant named (``retro probe --pieces 3 POSITION``),
+        or of the first served variant of the game named; a position no board served
+        holds names the variant it needs.
         """
         if text is None:
             raise RequestError("missing parameter 'position', e.g. position=M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX")
@@ -360,17 +430,24 @@ class Service:
                 found = named.for_position(position)
         except PositionError as error:
             failure = error
-        if found is not None and found.file_stem in self.boards:
-            return self.board(found, position), position
         if exact:  # that variant alone
             if failure is not None:
                 raise failure
             return self.board(found, position), position
-        # Another variant of the game served here.
-        name = (found or named).name if (found or named) is not None else None
         refused = partial = None
-        for board in self.boards.values():
-            if board.game is found or (name is not None and board.game.name != name) or (
+        own = None if found is None else own_variant(found, position)
+        if own is not None and own.file_stem in self.boards:  # (the fast path)
+            try:
+                mine = position if own is found else own.parse(text)
+                return self.board(own, mine), mine
+            except NotServedError as error:  # a database of part of the game
+                partial = error
+            except PositionError as error:
+                refused = error
+        # Another variant of the game served here, in the game's order of variants.
+        name = (found or named).name if (found or named) is not None else None
+        for board in sorted(self.boards.values(), key=_variant_order):
+            if board.game is own or (name is not None and board.game.name != name) or (
                     name is None and board.game is games.get(board.game.name)):
                 continue
             try:
@@ -386,7 +463,7 @@ class Service:
         if partial is not None:
             raise partial
         if found is not None:
-            return self.board(found, position), position  # NotServedError
+            return self.board(own or found, position), position  # NotServedError: the variant it needs
         raise refused if refused is not None and named is not None else failure
 
     def _game_named(self, text: str | None):
@@ -403,7 +480,7 @@ class Service:
             return games.get(name, variant.strip() or None), bool(variant.strip())
         except games.UnknownGameError as error:
             if name in games.GAMES:  # a game with a variant it does not have
-                raise RequestError(str(error)) from None
+                raise RequestError(f"{error} (boards served: {self.served()})") from None
             unknown = error
         for known in games.GAMES:  # the key of a board not served here: nine-mens-morris-5
             if name.startswith(known + "-") and not variant:
@@ -411,22 +488,29 @@ class Service:
                     return games.get(known, name[len(known) + 1:]), True
                 except games.UnknownGameError:
                     pass
-        raise RequestError(str(unknown)) from None
+        raise RequestError(f"{unknown} (boards served: {self.served()})") from None
 
     def board(self, game, position) -> Board:
         """The board that answers ``position`` of ``game``; NotServedError when there is none."""
         board = self.boards.get(game.file_stem)
         if board is None:
-            served = ", ".join(b.game.short_name for b in self.boards.values()) or "none"
-            raise NotServedError(f"no {game.short_name} database is served here (boards served: {served})")
+            pieces = f" ({_pieces(game)})" if _pieces(game) else ""
+            raise NotServedError(f"no {game.full_name} database{pieces} is served here "
+                                 f"(boards served: {self.served()})")
         if board.musketeers:
             if position.enemy_count > board.max_enemy_men:
                 raise NotServedError(
                     f"the position has {position.enemy_count} enemy men; the {board.size}x{board.size} "
                     f"database served here holds positions with 0..{board.max_enemy_men} enemy men")
         elif board.partial and game.stored(position) and game.tier_of(position) not in board._held:
-            raise NotServedError(f"the {board.label} database served here holds {board.holds} only")
+            raise NotServedError(f"the {game.full_name} database served here holds {board.holds} only")
         return board
+
+    def served(self) -> str:
+        """The boards served, as the server's messages and its banner name them: each
+        board's key (what the ``game`` parameter and the page's links take), and what it
+        holds when not the whole game."""
+        return ", ".join(board.name for board in self.boards.values()) or "none"
 
     @staticmethod
     def seed(text: str | None) -> int | None:
@@ -440,27 +524,33 @@ class Service:
 
     def probe(self, text: str | None, game: str | None = None) -> bytes:
         """GET /api/v1/probe: the value, and every move best first with where it leads
-        (the JSON of :func:`retro.text.probe_answer`)."""
+        (the JSON of :func:`retro.text.probe_answer`), and the key of the board that
+        answered (``board``, last)."""
         board, position = self.parse(text, game)
         if board.musketeers:  # the hot path: one kernel finds every value, another writes the JSON
-            return probe_answer_bytes(position, *board.db.probe_rows(position))
+            answer = probe_answer_bytes(position, *board.db.probe_rows(position))
+            return answer[:-1] + b',"board":"' + board.key.encode() + b'"}'
         db = board.db
-        return _json(probe_answer(position, db.probe(position), db.children(position), db.game))
+        return _json({**probe_answer(position, db.probe(position), db.children(position), db.game),
+                      "board": board.key})
 
     def line(self, text: str | None, game: str | None = None) -> bytes:
-        """GET /api/v1/line: the principal line to the end, each step with its value."""
+        """GET /api/v1/line: the principal line to the end, each step with its value, and
+        the board that answered."""
         board, position = self.parse(text, game)
         db = board.db
-        return _json(line_json(position, db.probe(position), db.line_steps(position), db.game))
+        return _json({**line_json(position, db.probe(position), db.line_steps(position), db.game),
+                      "board": board.key})
 
     def play(self, text: str | None, seed: str | None, game: str | None = None) -> bytes:
-        """GET /api/v1/play: the computer's move (as ``retro play`` chooses) and its result."""
+        """GET /api/v1/play: the computer's move (as ``retro play`` chooses), its result and
+        the board that answered."""
         board, position = self.parse(text, game)
         db = board.db
         rng = self.seed(seed)
         move = computer_move(db, position, rng=np.random.default_rng() if rng is None else rng)
         after = position.play(move)
-        return _json(move_json(move, after, db.probe(after)))
+        return _json({**move_json(move, after, db.probe(after)), "board": board.key})
 
     def batch(self, items: list, game: str | None = None) -> bytes:
         """POST /api/v1/probe: ``{"results": [...]}`` as JSON bytes, one result per item.

@@ -59,7 +59,7 @@ import numpy as np
 
 from . import peak_rss, rawstore
 from .. import __version__, games
-from ..errors import BuildError, BuildLockedError  # re-exported
+from ..errors import BuildError, BuildLockedError, OutputPathError  # the first two re-exported
 from ..games.protocol import Game
 from ..db.format import (
     FORMAT,
@@ -79,7 +79,6 @@ from ..db.format import (
 from ..db.hdf5io import (
     HDF5_ERRORS,
     chunk_count,
-    chunk_intact,
     chunk_shape,
     copy_dataset,
     create_dataset,
@@ -103,8 +102,6 @@ from . import solvers
 DATASET_OVERHEAD = 1024
 CHUNK_OVERHEAD = 32
 BLOCK_BYTES = 4096  # where the file system does not say
-# The warm-up: a compiling notice once it has taken this long (as ``retro solve``).
-COMPILING_NOTICE_AFTER = 1.5
 
 
 @dataclass(frozen=True)
@@ -228,9 +225,11 @@ def build(
             link = on.dashboard
             if link:
                 say(f"Dask dashboard: {link}")
-        with _BuildLock(job):
+        with _BuildLock(job), _CompileClock(started, say) as clock:
             try:
-                return _build_locked(job, threads, force, progress, say, started, on)
+                return _build_locked(job, threads, force, progress, say, clock, on)
+            except OutputPathError as error:  # a link or a device put in the way since the check
+                raise BuildError(str(error)) from None
             except OSError as error:
                 if isinstance(error, DatabaseError):
                     raise
@@ -420,17 +419,16 @@ def _header_bytes(game: Game, tiers) -> int:
 
 
 def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
-                  say: Callable[[str], None], started: float, cluster=None) -> BuildSummary:
+                  say: Callable[[str], None], clock: _CompileClock, cluster=None) -> BuildSummary:
     game, tiers, out = job.game, job.tiers, job.out
     existing = None if force else _existing_database(job, progress)
     if existing is not None and existing >= len(tiers):
         held = tuple(game.tiers())[:existing]
         _remove_finished_checkpoints(job, held, say)
         return BuildSummary(out, game, held, game.positions(held), 0,
-                            time.perf_counter() - started, out.stat().st_size, None,
+                            clock.seconds(), out.stat().st_size, None,
                             already_built=True)
     job.check_space(0 if force else _Checkpoints.finished_on_disk(job))
-    started += _warm_up(game, say)  # compiling is no part of the build's time
     checkpoints = (_OutOfCoreCheckpoints if game.out_of_core else _Checkpoints)(job, fresh=force, say=say)
     if existing is not None and checkpoints.completed <= existing - 1:
         say(f"extending {out} ({_span(game, tiers[:existing])}) to {_span(game, tiers)}")
@@ -456,26 +454,26 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             checkpoints.prepare_reads(unsolved, done)
             tasks = run_tiers(cluster, job, checkpoints, unsolved, done, advance, say, solve_task)
         else:
-            _solve_here(job, checkpoints, memory, first, later, advance)
+            _solve_here(job, checkpoints, memory, first, later, advance, clock)
     finally:
         if bar is not None:
             bar.close()
 
     # The file's build_seconds: this run's, plus the solving time of the tiers that
     # earlier runs left as checkpoints (a resumed build is one build).
-    seconds = time.perf_counter() - started + sum(checkpoints.seconds(t) for t in (*tiers[:first], *later))
+    seconds = clock.seconds() + sum(checkpoints.seconds(t) for t in (*tiers[:first], *later))
     memory.kept.clear()  # drop the memory maps of the checkpoints before assembling
     # A cluster build's peak: the largest of its tasks' (each on its worker) and the driver's.
     workers_peak = max((t.get("peak_rss_bytes") or 0 for t in tasks), default=0) or None
     (_assemble_streamed if game.out_of_core else _assemble)(checkpoints, seconds, threads, workers_peak)
     shutil.rmtree(checkpoints.directory, ignore_errors=True)
     return BuildSummary(out, game, tiers, game.positions(tiers), total,
-                        time.perf_counter() - started, out.stat().st_size,
+                        clock.seconds(), out.stat().st_size,
                         tiers[first] if first > 0 and unsolved else None, tasks=tasks)
 
 
 def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first: int,
-                later: set, advance) -> None:
+                later: set, advance, clock: _CompileClock) -> None:
     """Solve the tiers from the ``first``-th on in this process, skipping those in
     ``later`` (their checkpoints are sound), each checkpointed as it is done."""
     game = job.game
@@ -486,12 +484,12 @@ def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first
                 if game.out_of_core:
                     checkpoints.release(i)
                 continue
-            tier_started = time.perf_counter()
+            tier_started = clock.seconds()
             if game.out_of_core:  # each tier's own peak, recorded with it
                 peak_rss.reset()
             children = {child: memory.values(child) for child in game.child_tiers(tier)}
             values = _solve_tier(game, tier, children, advance)
-            writer.submit(tier, values, time.perf_counter() - tier_started)
+            writer.submit(tier, values, clock.seconds() - tier_started)
             if game.out_of_core:  # from now on read from its checkpoint, not memory
                 del values
                 checkpoints.release(i)
@@ -732,29 +730,66 @@ def _remove_finished_checkpoints(job: _Job, held: tuple, say: Callable[[str], No
             "and every value matches its SHA-256)")
 
 
-def _warm_up(game: Game, say: Callable[[str], None]) -> float:
-    """Solve the smallest game solved by ``game``'s code (Three Musketeers: the 3x3
-    board; six men's morris: three men's morris) in memory, so that numba compiles
-    the kernels, or loads them from its cache, before the build's clock starts; say
-    so if that takes long (a first run). Returns the seconds it took."""
-    same_code = [g for g in games.every_game()
-                 if type(g).expand is type(game).expand and type(g).solve_tier is type(game).solve_tier]
-    tiny = min(same_code, key=lambda g: g.positions())
-    started = time.perf_counter()
-    notice = threading.Timer(COMPILING_NOTICE_AFTER, say, [
-        "compiling the build's kernels (first run only; later runs read numba's cache)..."])
-    notice.daemon = True
-    notice.start()
-    try:
-        values: dict = {}
-        for tier in tiny.tiers():
-            children = {child: values[child] for child in tiny.child_tiers(tier)}
-            values[tier] = _tier_values(tiny, tier, children)
-            tiny.from_stored(tier, tiny.to_stored(tier, values[tier]))
-        chunk_intact(bytes(8))  # Fletcher32, as the assembly checks each chunk
-    finally:
-        notice.cancel()
-    return time.perf_counter() - started
+class _CompileClock:
+    """A build's clock, which leaves numba's compiling out, and its compiling notice.
+
+    numba compiles a kernel, or loads it from its cache, at its first call: here, within
+    the build. Only a real compile fires numba's ``numba:compile`` event (a load from the
+    cache does not), so the notice is said at the first one, once, and the wall time
+    while any thread compiles is taken off the build's seconds.
+    """
+
+    NOTICE = "compiling the build's kernels (first run only; later runs read numba's cache)..."
+
+    def __init__(self, started: float, say: Callable[[str], None]) -> None:
+        self.started = started
+        self.say = say
+        self.lock = threading.Lock()
+        self.active = 0  # compiles under way (nested ones, other threads')
+        self.since = 0.0
+        self.compiled = 0.0  # seconds during which something compiled
+        self.said = False
+
+    def seconds(self) -> float:
+        """Wall seconds since the build started, less those spent compiling."""
+        with self.lock:
+            now = time.perf_counter()
+            ongoing = now - self.since if self.active else 0.0
+            return now - self.started - self.compiled - ongoing
+
+    def on_start(self, event) -> None:
+        with self.lock:
+            if self.active == 0:
+                self.since = time.perf_counter()
+            self.active += 1
+            say, self.said = not self.said, True
+        if say:
+            self.say(self.NOTICE)
+
+    def on_end(self, event) -> None:
+        with self.lock:
+            self.active -= 1
+            if self.active == 0:
+                self.compiled += time.perf_counter() - self.since
+
+    def __enter__(self) -> _CompileClock:
+        from numba.core import event
+
+        class Listener(event.Listener):
+            def on_start(_, e) -> None:
+                self.on_start(e)
+
+            def on_end(_, e) -> None:
+                self.on_end(e)
+
+        self.listener = Listener()
+        event.register("numba:compile", self.listener)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from numba.core import event
+
+        event.unregister("numba:compile", self.listener)
 
 
 class _Checkpoints:

@@ -140,7 +140,9 @@ def openapi() -> dict:
                 "post": {
                     "summary": "Probe many positions",
                     "description": "Up to 10,000 positions (body at most 1 MB); results in the same "
-                                   "order. A bad position gets an error entry; the batch goes on.",
+                                   "order. A bad position gets an error entry; the batch goes on. "
+                                   "Each position is answered by the board GET /api/v1/probe would "
+                                   "answer it with (see its `game` parameter), which names it.",
                     "requestBody": {"required": True, "content": {"application/json": {"schema": {
                         "type": "object", "required": ["positions"],
                         "properties": {"positions": {"type": "array", "maxItems": 10000,

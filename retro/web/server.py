@@ -232,7 +232,10 @@ def serve(dbs: list[Path] | None, *, host: str = DEFAULT_HOST, port: int = DEFAU
                              timeout_graceful_shutdown=5)
         if workers == 1:
             running.append(uvicorn.Server(config))
-        boards = ", ".join(name for *_, name in databases)  # as the API's messages name them
+        # As the API's messages name and order them (Three Musketeers' boards first, by size).
+        boards = ", ".join(name for _, game, _, name in sorted(
+            databases, key=lambda d: (d[1].name != games.DEFAULT_GAME,
+                                      d[1].size if d[1].name == games.DEFAULT_GAME else 0)))
         where = url(host, sock.getsockname()[1])
         print(f"retro serve: {boards} at {where} ({workers} worker{'s' if workers > 1 else ''}; "
               "Ctrl-C stops)", flush=True)

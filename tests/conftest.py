@@ -125,6 +125,33 @@ def db_race_jump(db_dir):
                  progress=False).path
 
 
+class Run:
+    """What a command line run gave: its exit status and its two streams."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+    def __iter__(self):  # code, out, err = retro(...)
+        return iter((self.returncode, self.stdout, self.stderr))
+
+
+@pytest.fixture
+def retro(capsys):
+    """``retro(*args)``: the command line, run in this process (no interpreter start-up);
+    argparse's own refusals (SystemExit) count as their exit status."""
+    from retro.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit:
+            code = exit.code
+        out, err = capsys.readouterr()
+        return Run(code, out, err)
+    return run
+
+
 @pytest.fixture
 def interrupt_at(monkeypatch):
     """``interrupt_at(k)``: the next builds stop with Ctrl-C when they reach layer k."""

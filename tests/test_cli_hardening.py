@@ -24,20 +24,6 @@ from retro.values import not_a_position
 RACE_START = "P1 a1 d1 d4 a4"
 
 
-@pytest.fixture
-def retro(capsys):
-    """``retro(*args)``: the command line, run in this process; (status, stdout, stderr)."""
-    def run(*args):
-        capsys.readouterr()
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exit:  # argparse's own errors
-            code = exit.code
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
-
-
 def one_line(err: str, *words: str) -> None:
     assert err.startswith("retro") and ": error: " in err and err.count("\n") == 1, err
     assert "Traceback" not in err

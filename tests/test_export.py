@@ -21,7 +21,6 @@ import h5py
 import pytest
 
 from retro import ChecksumError, open_database
-from retro.cli import main
 from retro.db.database import WdlDatabase
 from retro.db.format import DatabaseFile
 from retro.db.wdl import export_wdl
@@ -154,25 +153,6 @@ def test_an_interrupted_export_leaves_nothing(db_9mm3, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         export_wdl(db_9mm3, out, progress=interrupt)
     assert list(tmp_path.iterdir()) == []
-
-
-class Run:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-@pytest.fixture
-def retro(capsys):
-    """``retro(*args)``: the command line, run in this process (no interpreter start-up)."""
-    def run(*args):
-        capsys.readouterr()
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exit:  # argparse refuses a bad option value itself
-            code = exit.code
-        out, err = capsys.readouterr()
-        return Run(code, out, err)
-    return run
 
 
 @pytest.mark.parametrize("case", ["no kind", "exists", "musketeers", "an export", "itself", "threads"])

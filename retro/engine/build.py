@@ -58,7 +58,8 @@ import numba
 import numpy as np
 
 from . import peak_rss, rawstore
-from .. import __version__, games
+from .. import games
+from .._version import __version__
 from ..errors import BuildError, BuildLockedError, OutputPathError  # the first two re-exported
 from ..games.protocol import Game
 from ..db.format import (

@@ -6,7 +6,7 @@ import html
 import json
 import re
 
-from .. import __version__
+from .._version import __version__
 from .service import CHOICE
 
 START = "M_XXXXO_XXXXX_XXOXX_XXXXX_OXXXX"

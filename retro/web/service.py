@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, games
+from .. import games
+from .._version import __version__
 from ..errors import (
     BoardMismatchError,
     ChecksumError,

@@ -14,10 +14,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import h5py
 import pytest
 
+import retro
 from retro.cli import main
 from retro.engine import rawstore
 from retro.engine.build import build
@@ -87,8 +89,11 @@ sys.exit(main(words))  # the limit lifted: the same command resumes
 def test_the_file_size_limit_names_the_file_that_failed_and_the_same_command_resumes(
         which, failing, tmp_path, db_9mm3):
     out = tmp_path / "n3.h5"
+    here = str(Path(retro.__file__).parents[1])  # the child runs the retro under test
     run = subprocess.run([sys.executable, "-c", LIMITED_BUILD, which, str(out)], capture_output=True,
-                         text=True, timeout=600, cwd=tmp_path)
+                         text=True, timeout=600, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                             [here, *filter(None, [os.environ.get("PYTHONPATH")])])})
     assert run.returncode == 0, run.stderr
     first = json.loads(run.stdout.splitlines()[0])
     assert first["failed"] == 2

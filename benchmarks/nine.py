@@ -9,12 +9,12 @@ a child process, so that its wall time and peak memory (the child's maximum resi
 set, from ``getrusage(RUSAGE_CHILDREN)`` once it has exited, or the child's own record
 where it is larger: an out-of-core build resets the kernel's record before each tier)
 are its own. The wall
-time includes the interpreter's start-up, the imports and the build's warm-up
-(numba compiling the kernels on a first run, else loading them from its cache);
-``build.seconds`` is the time the build itself reports and writes into the file
-(``build_seconds``), which leaves those out. ``build.notes`` is the build's log: its
-notice "compiling the build's kernels" appears whenever the warm-up takes over 1.5 s,
-which loading numba's cache can take on a loaded machine too. ``--pieces`` is the
+time includes the interpreter's start-up and the imports; ``build.seconds`` is the
+time the build itself reports and writes into the file (``build_seconds``): it counts
+loading the kernels from numba's cache and leaves out the time numba spends compiling
+them (a first run on a machine). ``build.notes`` is the build's log: its notice
+"compiling the build's kernels" appears only when numba compiles (never with its cache
+warm). ``--pieces`` is the
 variant: 3..9 pieces each, or W,B for unequal counts such as 4,3; ``--stage moving``
 builds only the moving phase (both hands empty). Without ``--out`` the file is built
 in a temporary folder, removed afterwards; with ``--out DIR`` it is kept there, as
@@ -251,7 +251,7 @@ def run_build(variant: str, out: Path, stage: str | None, threads: int | None) -
                              *(["--threads", str(threads)] if threads else []), "--force"]),
         "wall_seconds": round(wall, 3),
         "seconds": round(report["seconds"], 3),
-        "startup_and_warm_up_seconds": round(wall - report["seconds"], 3),
+        "startup_and_compile_seconds": round(wall - report["seconds"], 3),
         # ru_maxrss of children is the largest of any child so far: the build is the only one.
         # An out-of-core build resets the kernel's record before each tier (its tiers'
         # own peaks): the child reports its whole peak itself.

@@ -71,14 +71,43 @@ def db_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("databases")
 
 
-@pytest.fixture(scope="session")
-def db3(db_dir):
-    return build(3, db_dir / "3x3.h5", progress=False).path
+# Files the session builds under another name than the game's default one: the search
+# for a game's default file in db_dir must not find them (tests/test_probe.py).
+FILE_NAMES = {"three-musketeers 3x3": "3x3.h5", "three-musketeers 4x4": "4x4.h5"}
 
 
 @pytest.fixture(scope="session")
-def db4(db_dir):
-    return build(4, db_dir / "4x4.h5", progress=False).path
+def databases(db_dir):
+    """``databases(game)`` (a game, or its name and variant): the path of the whole
+    database of any registered game variant small enough (tests/registered.py), built on
+    first use and shared by the session, so that a new game's tests need no fixture here.
+    The fixtures below are the same files by the names the tests have used."""
+    from retro import games
+    from registered import SMALL_ENTRIES, entries
+
+    built: dict = {}
+
+    def database(game, variant: str | None = None):
+        if isinstance(game, str):
+            game = games.get(game, variant)
+        if game.full_name not in built:
+            if entries(game) > SMALL_ENTRIES:
+                raise ValueError(f"{game.full_name} has {entries(game):,} table entries: too many to "
+                                 f"build in a test session (at most {SMALL_ENTRIES:,})")
+            out = db_dir / FILE_NAMES.get(game.full_name, f"{game.file_stem}.h5")
+            built[game.full_name] = build(game, out, progress=False).path
+        return built[game.full_name]
+    return database
+
+
+@pytest.fixture(scope="session")
+def db3(databases):
+    return databases("three-musketeers", "3x3")
+
+
+@pytest.fixture(scope="session")
+def db4(databases):
+    return databases("three-musketeers", "4x4")
 
 
 @pytest.fixture(scope="session")
@@ -87,42 +116,40 @@ def db5_low(db_dir):
 
 
 @pytest.fixture(scope="session")
-def db_ttt(db_dir):
-    return build("tic-tac-toe", db_dir / "tic-tac-toe.h5", progress=False).path
+def db_ttt(databases):
+    return databases("tic-tac-toe")
 
 
 @pytest.fixture(scope="session")
-def db_3mm(db_dir):
-    return build("three-mens-morris", db_dir / "three-mens-morris.h5", progress=False).path
+def db_3mm(databases):
+    return databases("three-mens-morris")
 
 
 @pytest.fixture(scope="session")
-def db_3mm_diagonal(db_dir):
-    return build("three-mens-morris-diagonal", db_dir / "three-mens-morris-diagonal.h5",
-                 progress=False).path
+def db_3mm_diagonal(databases):
+    return databases("three-mens-morris-diagonal")
 
 
 @pytest.fixture(scope="session")
-def db_6mm(db_dir):
-    return build("six-mens-morris", db_dir / "six-mens-morris.h5", progress=False).path
+def db_6mm(databases):
+    return databases("six-mens-morris")
 
 
 @pytest.fixture(scope="session")
-def db_9mm3(db_dir):
+def db_9mm3(databases):
     """Nine men's morris with 3 pieces each, the whole game (about 2 s)."""
-    return build("nine-mens-morris", db_dir / "nine-mens-morris-3.h5", variant="3", progress=False).path
+    return databases("nine-mens-morris", "3")
 
 
 @pytest.fixture(scope="session")
-def db_race(db_dir):
+def db_race(databases):
     """The four-player race, every player's game (under a second)."""
-    return build("four-player-race", db_dir / "four-player-race.h5", progress=False).path
+    return databases("four-player-race")
 
 
 @pytest.fixture(scope="session")
-def db_race_jump(db_dir):
-    return build("four-player-race", db_dir / "four-player-race-jump.h5", variant="jump",
-                 progress=False).path
+def db_race_jump(databases):
+    return databases("four-player-race", "jump")
 
 
 class Run:

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from retro import games, open_database
-from retro.games.protocol import OPEN
+from retro.games.protocol import OPEN, Game
+from registered import smallest_variants
 
 SAMPLES = 150  # entries per tier (every entry of smaller tiers)
 
@@ -72,7 +73,12 @@ def test_index_round_trips_and_children_land_in_declared_tiers(game):
     assert seen > 0
 
 
-@pytest.mark.parametrize("game", [g for g in SMALL_GAMES if g.name != "three-musketeers"], ids=ids)
+# The games that describe their tiers to the engine's solvers (Three Musketeers solves
+# its own: it has no expansion).
+EXPANDED = [g for g in SMALL_GAMES if type(g).expand is not Game.expand]
+
+
+@pytest.mark.parametrize("game", EXPANDED, ids=ids)
 def test_the_expansion_is_the_positions_own_moves(game):
     """The jitted expansion (what the solvers and verify read) against Position.legal_moves
     and play, entry by entry."""
@@ -82,8 +88,7 @@ def test_the_expansion_is_the_positions_own_moves(game):
         assert expansion.tiers[0] == tier
         declared = set(game.child_tiers(tier)) | ({expansion.tiers[-1]} if game.relative_values else set())
         assert set(expansion.tiers[1:]) == declared  # nine men's morris: and a slot for lost children
-        for entry in sample_entries(game, tier, rng, 30 if game.name in ("six-mens-morris", "nine-mens-morris")
-                                    else SAMPLES):
+        for entry in sample_entries(game, tier, rng, 30 if game.positions() > 10**6 else SAMPLES):
             position = game.position_at(tier, entry)
             children = Counter((expansion.tiers[expansion.child_tier[e]], int(expansion.child_entry[e]))
                                for e in range(expansion.starts[entry], expansion.starts[entry + 1]))
@@ -112,18 +117,15 @@ def test_the_expansion_is_the_positions_own_moves(game):
             assert children == expected, position
 
 
-@pytest.fixture(scope="module")
-def small_databases(db3, db_ttt, db_3mm, db_3mm_diagonal, db_6mm):
-    return {"three-musketeers 3x3": db3, "tic-tac-toe": db_ttt, "three-mens-morris": db_3mm,
-            "three-mens-morris-diagonal": db_3mm_diagonal, "six-mens-morris": db_6mm}
+# Each game with symmetries, by its smallest variant (a game without has nothing to check).
+SYMMETRIC = [g for g in smallest_variants() if g.symmetries > 1]
 
 
-@pytest.mark.parametrize("name", ["three-musketeers 3x3", "tic-tac-toe", "three-mens-morris",
-                                  "three-mens-morris-diagonal", "six-mens-morris"])
-def test_symmetric_positions_share_a_value(small_databases, name):
-    with open_database(small_databases[name]) as db:
+@pytest.mark.parametrize("game", SYMMETRIC, ids=ids)
+def test_symmetric_positions_share_a_value(databases, game):
+    with open_database(databases(game)) as db:
         rng = random.Random(3)
-        for _, _, position in sample_positions(db.game, rng, 20 if name == "six-mens-morris" else SAMPLES):
+        for _, _, position in sample_positions(db.game, rng, 20 if game.positions() > 10**6 else SAMPLES):
             outcome = db.probe(position)
             for image in position.symmetric_images():
                 assert db.probe(image) == outcome, (position, image)

@@ -17,6 +17,7 @@ from retro import games
 from retro.cli import main
 from retro.errors import MoveSyntaxError
 from retro.games.musketeers.position import Position, Side
+from registered import families, in_family, sides_text, side_letters
 
 START = "M XXXXO XXXXX XXOXX XXXXX OXXXX"
 # Musketeers on e1 (bit 4), c3 (bit 12) and a5 (bit 20); enemy men everywhere else.
@@ -137,11 +138,7 @@ def test_play_starts_from_an_unquoted_position(db4):
 
 # --- issue 23: digits, invisible characters, whose error, the side letters ------------
 
-MORRIS = ["three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris", "nine-mens-morris"]
-# Each game's side letters and board characters, as its rules name them.
-SIDES = {"three-musketeers": ("M", "E"), "tic-tac-toe": ("X", "O"), "three-mens-morris": ("W", "B"),
-         "three-mens-morris-diagonal": ("W", "B"), "six-mens-morris": ("W", "B"),
-         "nine-mens-morris": ("W", "B"), "four-player-race": ("P1, P2, P3", "P4")}
+MORRIS = in_family("morris")  # the games writing White's and Black's pieces in hand
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 
@@ -166,7 +163,7 @@ def test_a_hand_of_thousands_of_digits_is_refused_without_converting_it(name):
 
     game = games.get(name)
     rows = " ".join(str(game.start()).split()[3:])
-    pieces = {"three": 3, "six": 6, "nine": 9}[name.split("-")[0]]
+    pieces = int(str(game.start()).split()[1])  # the start: every piece in hand
     with pytest.raises(PositionError) as error:
         game.parse(f"W {'9' * 5000} {pieces} {rows}")
     assert str(error.value) == (f"White has a 5,000-digit number of pieces in hand: {game.title} "
@@ -185,7 +182,7 @@ def test_no_game_reads_digits_of_another_script(game):
     bad = {text.translate(ARABIC_INDIC), text[:-1] + "٣", text[:-1] + "²", text[:-1] + "3"} - {text}
     if game.players > 2:  # the race writes squares: 'a3' is one
         bad.discard(text[:-1] + "3")
-    assert len(bad) == (4 if game.name in MORRIS else 3)
+    assert len(bad) == (4 if game.hand_counts else 3)  # the hands' digits too
     for variant in bad:
         with pytest.raises(PositionError):
             game.parse(variant)
@@ -202,7 +199,7 @@ def test_an_invisible_character_in_a_row_is_named(game, char, shown):
     from retro.errors import UnknownCharacterError
 
     tokens = str(game.start()).split()
-    first_row = 3 if game.name in MORRIS else 1
+    first_row = 1 + game.hand_counts  # after the side to move and the hands
     for at in (0, 1):  # before the row's first point, and after it: the row is one too long
         row = tokens[first_row]
         tokens_bad = tokens[:first_row] + [row[:at] + char + row[at:]] + tokens[first_row + 1:]
@@ -232,27 +229,6 @@ def test_case_changes_only_ascii_letters():
     ("W ² 6 ... ... .... ... ...", "White's pieces in hand must be a number from 0 to 6 in the digits 0-9, not '²'"),
     ("X .. ... ...", "row 1 has 2 squares: a row has 3"),
     ("M XXXXO XXXXX XXOXX XXXXX OXXXX x", "row 6 has 1 square but row 1 has 5"),
-    # The side letters: of the game the text resembles, of every game that fits as well.
-    ("Q XXXXO XXXXX XXOXX XXXXX OXXXX", "unknown side to move 'Q': expected M or E"),
-    ("Q 6 6 ... ... .... ... ...", "unknown side to move 'Q': expected W or B"),
-    ("Q 3 3 ... ... ...", "unknown side to move 'Q': expected W or B"),
-    # Three groups of three points: tic-tac-toe, Three Musketeers 3x3, morris without hands.
-    ("Q ... ... ...", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe), "
-                      "W or B (morris)"),
-    ("Q OOO ... ...", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe)"),
-    # Text like no game's: every game's letters.
-    ("Q", "unknown side to move 'Q': expected M or E (Three Musketeers), X or O (tic-tac-toe), "
-          "W or B (morris), P1, P2, P3 or P4 (four-player race)"),
-    ("hello world", "unknown side to move 'HELLO': expected M or E (Three Musketeers), X or O "
-                    "(tic-tac-toe), W or B (morris), P1, P2, P3 or P4 (four-player race)"),
-    ("Q a1 d1 d4 a4", "unknown side to move 'Q': expected P1, P2, P3 or P4"),
-    ("... ... ...", "missing side to move: start the position with M or E (Three Musketeers), X or O "
-                    "(tic-tac-toe), W or B (morris)"),
-    ("XXX ... ...", "missing side to move: start the position with M or E (Three Musketeers), X or O "
-                    "(tic-tac-toe)"),
-    ("XXXXO XXXXX XXOXX XXXXX OXXXX", "missing side to move: start the position with M or E"),
-    ("", "empty position: start with the side to move: M or E (Three Musketeers), X or O (tic-tac-toe), "
-         "W or B (morris), P1, P2, P3 or P4 (four-player race)"),
 ])
 def test_the_error_is_of_the_game_the_text_resembles_most(text, error):
     from retro.errors import PositionError
@@ -262,40 +238,101 @@ def test_the_error_is_of_the_game_the_text_resembles_most(text, error):
     assert str(raised.value) == error
 
 
+# The families of notation the side-letter cases below were written for.
+KNOWN_FAMILIES = ("Three Musketeers", "tic-tac-toe", "morris", "four-player race")
+EVERY = None  # text like no game's: every registered family, in registry order
+
+
+@pytest.mark.parametrize("text, words, named", [
+    # The side letters: of the game the text resembles, of every game that fits as well.
+    ("Q XXXXO XXXXX XXOXX XXXXX OXXXX", "unknown side to move 'Q': expected ", ["Three Musketeers"]),
+    ("Q 6 6 ... ... .... ... ...", "unknown side to move 'Q': expected ", ["morris"]),
+    ("Q 3 3 ... ... ...", "unknown side to move 'Q': expected ", ["morris"]),
+    # Three groups of three points: tic-tac-toe, Three Musketeers 3x3, morris without hands.
+    ("Q ... ... ...", "unknown side to move 'Q': expected ", ["Three Musketeers", "tic-tac-toe", "morris"]),
+    ("Q OOO ... ...", "unknown side to move 'Q': expected ", ["Three Musketeers", "tic-tac-toe"]),
+    # Text like no game's: every game's letters.
+    ("Q", "unknown side to move 'Q': expected ", EVERY),
+    ("hello world", "unknown side to move 'HELLO': expected ", EVERY),
+    ("Q a1 d1 d4 a4", "unknown side to move 'Q': expected ", ["four-player race"]),
+    ("... ... ...", "missing side to move: start the position with ", ["Three Musketeers", "tic-tac-toe", "morris"]),
+    ("XXX ... ...", "missing side to move: start the position with ", ["Three Musketeers", "tic-tac-toe"]),
+    ("XXXXO XXXXX XXOXX XXXXX OXXXX", "missing side to move: start the position with ", ["Three Musketeers"]),
+    ("", "empty position: start with the side to move: ", EVERY),
+])
+def test_the_side_letters_named_are_of_the_games_the_text_resembles_most(text, words, named):
+    """The families ``named`` are those of the games this table was written for that the
+    text resembles most; a game registered later may resemble it as much (then its
+    letters are named too, in registry order), never instead of them."""
+    from retro.errors import PositionError
+
+    with pytest.raises(PositionError) as raised:
+        games.identify(text)
+    message = str(raised.value)
+    every = families()
+    if named is EVERY:
+        named = list(every)
+    else:
+        assert set(named) <= set(every)
+        named = named + [family for family, game in every.items() if family not in KNOWN_FAMILIES
+                         and f"{side_letters(game)} ({family})" in message]
+    assert message == words + sides_text(named)
+
+
+def test_the_side_letters_of_the_games_the_tables_were_written_for():
+    """What the tables above derive from the sides' letters, written out."""
+    every = families()
+    assert {family: side_letters(every[family]) for family in KNOWN_FAMILIES} == {
+        "Three Musketeers": "M or E", "tic-tac-toe": "X or O", "morris": "W or B",
+        "four-player race": "P1, P2, P3 or P4"}
+    assert sides_text(["morris", "Three Musketeers"]) == "M or E (Three Musketeers), W or B (morris)"
+    assert sides_text(["morris"]) == "W or B"
+
+
 @pytest.mark.parametrize("game", games.every_game(), ids=lambda g: g.full_name)
 def test_an_unknown_side_letter_names_the_side_letters_of_the_game(game):
     from retro.errors import SideError
 
     text = "Q " + " ".join(str(game.start()).split()[1:])
-    first, second = SIDES[game.name]
+    letters = side_letters(game)  # its sides' letters: "M or E", "P1, P2, P3 or P4"
     with pytest.raises(SideError) as own:
         game.parse(text)
-    assert str(own.value) == f"unknown side to move 'Q': expected {first} or {second}"
+    assert str(own.value) == f"unknown side to move 'Q': expected {letters}"
     with pytest.raises(SideError) as found:
         games.identify(text)
-    assert f"{first} or {second}" in str(found.value)
-    if game.name != "three-musketeers":  # never Three Musketeers' letters alone
-        assert not str(found.value).endswith("expected M or E")
+    assert letters in str(found.value)
+    # Never the letters of the first game tried alone (Three Musketeers').
+    first = games.get(next(iter(games.GAMES)))
+    if game.family != first.family:
+        assert not str(found.value).endswith(f"expected {side_letters(first)}")
 
 
-@pytest.mark.parametrize("name, variants", [
-    ("three-musketeers", "its variants are: 5x5, 4x4, 3x3"),
-    ("tic-tac-toe", "tic-tac-toe has no variants"),
-    ("three-mens-morris", "three-mens-morris has no variants"),
-    ("three-mens-morris-diagonal", "three-mens-morris-diagonal has no variants"),
-    ("six-mens-morris", "six-mens-morris has no variants"),
-    ("nine-mens-morris", "its variants are: 9, 8, 7, 6, 5, 4, 3 pieces each, or W,B for unequal "
-                         "counts such as 5,4"),
-    ("four-player-race", "its variants are: jump"),
-])
-def test_an_unknown_variant_lists_the_variants(name, variants, capsys):
-    assert set(games.GAMES) == set(SIDES)  # a new game: add it here
+# The variants as the messages list them, written out for the games this table was
+# written for; a game registered later: as its class declares them.
+VARIANTS = {
+    "three-musketeers": "its variants are: 5x5, 4x4, 3x3",
+    "nine-mens-morris": "its variants are: 9, 8, 7, 6, 5, 4, 3 pieces each, or W,B for unequal "
+                        "counts such as 5,4",
+    "four-player-race": "its variants are: jump",
+}
+
+
+def declared_variants(name: str) -> str:
+    cls = games.GAMES[name]
+    if cls.variants == ("",):
+        return f"{name} has no variants"
+    return VARIANTS.get(name) or f"its variants are: {cls.variants_summary or ', '.join(cls.variants)}"
+
+
+@pytest.mark.parametrize("name", list(games.GAMES))
+def test_an_unknown_variant_lists_the_variants(name, capsys):
+    variants = declared_variants(name)
     with pytest.raises(games.UnknownGameError) as error:
         games.get(name, "x")
     assert variants in str(error.value) and "'x'" in str(error.value)
-    if "no variants" in variants:  # then where the variants are
+    if "no variants" in variants:  # then where the variants are: every game's
         assert "three-musketeers (5x5, 4x4, 3x3)" in str(error.value)
-        assert "three-mens-morris-diagonal" in str(error.value)
+        assert all(other in str(error.value) for other in games.GAMES)
     assert main(["build", "--game", name, "--variant", "x"]) == 2
     assert capsys.readouterr().err == f"retro: error: {error.value}\n"
 

@@ -75,11 +75,11 @@ def check_output_folder(folder: Path | str, option: str | None = None) -> Path:
         mode = os.lstat(folder).st_mode
     except FileNotFoundError:
         return folder
-    except OSError as error:
-        raise OutputPathError(f"cannot write into {named}: {error.strerror or error}") from None
+    except OSError as error:  # a parent that is a file: ENOTDIR
+        raise OutputPathError(f"cannot create {named}: {error.strerror or error}") from None
     if stat.S_ISDIR(mode):
         return folder
-    raise OutputPathError(f"{named} is {file_kind(mode)}, not a folder; name a folder")
+    raise OutputPathError(f"{named} is {file_kind(mode)}, not a directory; name a folder")
 
 
 def make_output_folder(folder: Path | str, option: str | None = None) -> Path:

@@ -33,6 +33,7 @@ from ..bits import lowest_bit_index, popcount
 from ..games.musketeers.index import indexer, layer_masks, mask_rank
 from ..games.musketeers.position import Position, Side
 from ..db.format import DatabaseFile, NotADatabaseError
+from ..errors import OutputPathError
 from ..outputs import make_output_folder, save_figure
 from ..progress import progress_bar
 from ..verify.musketeers import (
@@ -593,7 +594,10 @@ def plot_directory(directory: str | os.PathLike) -> Path:
         raise MatplotlibMissingError(
             "plotting needs matplotlib: pip install 'retro[plot]'"
         ) from error
-    return make_output_folder(directory, "--plot")
+    try:
+        return make_output_folder(directory, "--plot")
+    except OutputPathError as error:
+        raise AnalysisError(str(error)) from None
 
 
 def plot(report: dict, directory: str | os.PathLike) -> list[Path]:

@@ -17,6 +17,7 @@ from retro import games
 from retro.cli import main
 from retro.db.format import dataset_path
 from retro.errors import BoardMismatchError, ChecksumError, DamagedDatabaseError, GameMismatchError
+from registered import smallest_variants
 
 
 class Result:
@@ -43,15 +44,14 @@ def one_error_line(stderr: str, words: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def files(db3, db4, db_ttt, db_3mm, db_3mm_diagonal, db_6mm, db_9mm3, db_race):
-    """One database per registered game (Three Musketeers: two board sizes; nine men's
-    morris: 3 pieces each)."""
-    return {"three-musketeers 3x3": db3, "three-musketeers 4x4": db4, "tic-tac-toe": db_ttt,
-            "three-mens-morris": db_3mm, "three-mens-morris-diagonal": db_3mm_diagonal,
-            "six-mens-morris": db_6mm, "nine-mens-morris 3": db_9mm3, "four-player-race": db_race}
+def files(databases, db4):
+    """One database per registered game, of its smallest variant (Three Musketeers: two
+    board sizes; nine men's morris: 3 pieces each)."""
+    return {game.full_name: databases(game) for game in smallest_variants()} | {"three-musketeers 4x4": db4}
 
 
 def test_every_game_covered(files):
+    """Every registered game has a variant small enough for a test session's database."""
     assert {g.name for g in games.every_game()} == {name.split()[0] for name in files}
 
 

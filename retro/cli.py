@@ -106,7 +106,8 @@ def _bounded(low: int, high, noun: str = "a whole number"):
     def parse(text: str) -> int:
         top = high() if callable(high) else high
         if not _whole_number(text, 20) or not low <= int(text) <= top:
-            raise argparse.ArgumentTypeError(f"must be {noun} from {low} to {top:,}, not {quoted(text)}")
+            bound = f"of at least {low}" if top >= 10**9 else f"from {low} to {top:,}"
+            raise argparse.ArgumentTypeError(f"must be {noun} {bound}, not {quoted(text)}")
         return int(text)
     return parse
 

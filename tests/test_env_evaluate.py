@@ -48,7 +48,7 @@ def test_the_command(db_ttt, capsys):
     assert set(report["opponents"]) == {"perfect", "random"} and report["games"] == 4
     for args, words in ((["examples.agents:missing"], "has no function 'missing'"),
                         (["nothing"], "an agent is module:function"),
-                        (["examples.agents:first", "--games", "0"], "--games: must be a whole number from 1")):
+                        (["examples.agents:first", "--games", "0"], "--games: must be a whole number of at least 1")):
         try:
             code = main(["evaluate", *args, "--db", str(db_ttt)])
         except SystemExit as exit:  # argparse refuses the number itself

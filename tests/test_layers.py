@@ -101,7 +101,17 @@ def test_the_core_does_not_import_front_ends(module):
     assert not {m for m in retro_imports(module) if within(m, FRONT_ENDS)}
 
 
-@pytest.mark.parametrize("module", modules_in("games"))
+def game_modules() -> list[str]:
+    """Every module of retro.games, and of the package of each registered game wherever
+    in retro it lives (a game registered from outside retro, as a test's, has none)."""
+    from retro.games import GAMES
+
+    packages = {cls.__module__[len("retro."):] for cls in GAMES.values() if cls.__module__.startswith("retro.")}
+    # A game defined in a package's __init__: every module of the package; in a module: it.
+    return sorted(set(modules_in("games")) | set(modules_in(*packages)))
+
+
+@pytest.mark.parametrize("module", game_modules())
 def test_games_know_nothing_of_the_engine_or_the_database(module):
     assert not {m for m in retro_imports(module) if within(m, ("engine", "db", "verify", "search"))}
 
@@ -198,7 +208,17 @@ def test_the_root_import_check_sees_each_way_of_importing_the_root(monkeypatch, 
     assert ROOT not in retro_imports("db.fine")
 
 
-@pytest.mark.parametrize("oracle", ["minimax.py", "morris_oracle.py", "nine_oracle.py", "race_oracle.py"])
+# The references the tests check the games with: every tests/*_oracle.py (a new game's
+# too), and the generic minimax.
+ORACLES = ["minimax.py", *sorted(p.name for p in Path(__file__).parent.glob("*_oracle.py")
+                                 if not p.name.startswith("test_"))]
+
+
+def test_the_oracles_are_found():
+    assert {"minimax.py", "morris_oracle.py", "nine_oracle.py", "race_oracle.py"} <= set(ORACLES)
+
+
+@pytest.mark.parametrize("oracle", ORACLES)
 def test_the_test_oracles_share_no_code_with_retro(oracle):
     """The references the tests compare every game with are written from the rules alone."""
     tree = ast.parse((Path(__file__).parent / oracle).read_text())

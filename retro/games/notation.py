@@ -4,9 +4,14 @@ and the page forgive the same things.
 A position may be written with underscores, ``+``, ``/`` or ``,`` between its groups
 (underscores are the page's link form, ``+`` a query string's space) and in any case;
 a move in any case, with or without spaces, underscores or a hyphen between its squares
-(``e1-d1``, ``E1D1``, ``e1 d1``, ``e1_d1``). Every game's parser tidies its text with these
-two functions and then reads only its canonical form, so the answer always prints the
-canonical text.
+(``e1-d1``, ``E1D1``, ``e1 d1``, ``e1_d1``). Every game's parser tidies its text with
+:func:`position_tokens` (a position) or :func:`tidy_move` (a move) and then reads only its
+canonical form, so the answer always prints the canonical text; it calls
+:func:`invisible_character` on its row groups before it counts them. What each parser
+must call, and why, is listed in :mod:`retro.games.protocol` ("What a parser must
+call"). :func:`resemblance` and :func:`looks_like_count` serve
+:meth:`retro.games.protocol.Game.resemblance` (whose error to show when no game reads a
+text); a parser need not call them.
 """
 
 from __future__ import annotations
@@ -25,18 +30,22 @@ _LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def tidy_position(text: str) -> str:
-    """``text`` with one space between groups, upper case: ``m_xxxxo_...`` → ``M XXXXO ...``."""
+    """``text`` with one space between groups, upper case: ``m_xxxxo_...`` → ``M XXXXO ...``
+    (parsers call :func:`position_tokens`, its groups)."""
     tidy = " ".join(_POSITION_SEPARATORS.split(text.strip())).strip()
     return tidy.upper() if tidy.isascii() else tidy.translate(_UPPER)
 
 
 def position_tokens(text: str) -> list[str]:
-    """The groups of a position (side, then whatever the game writes), tidied."""
+    """The groups of a position (side, then whatever the game writes), tidied: what
+    every game's ``parse`` reads, never ``text.split()`` (which would miss the other
+    spellings)."""
     return tidy_position(text).split()
 
 
 def tidy_move(text: str) -> str:
-    """``text`` lowercase, without spaces or underscores, every dash a hyphen: ``E1 D1`` → ``e1d1``."""
+    """``text`` lowercase, without spaces or underscores, every dash a hyphen: ``E1 D1`` → ``e1d1``
+    (what every game's ``parse_move`` reads)."""
     tidy = _MOVE_NOISE.sub("", text.translate(_DASHES))
     return tidy.lower() if tidy.isascii() else tidy.translate(_LOWER)
 
@@ -44,7 +53,13 @@ def tidy_move(text: str) -> str:
 def invisible_character(groups: Iterable[str]) -> tuple[int, str] | None:
     """``(row number, character)`` of the first character of the row groups that does not
     print (a NUL, a zero-width space, ...), or None. Such a character makes a row look
-    right and count wrong, so parsers name it before they count rows and points."""
+    right and count wrong, so parsers name it before they count rows and points.
+
+    Every game's ``parse`` must call it on the groups after the side to move (and the
+    hands), before any count, and raise :class:`~retro.errors.UnknownCharacterError`
+    naming the character (with :func:`retro.errors.quoted`, which escapes it) and the row
+    number returned: ``unknown character '\\u0000' in row 1: use ...``. The tests hold
+    every registered game to it."""
     for number, group in enumerate(groups, start=1):
         if not group.isprintable():
             return number, next(c for c in group if not c.isprintable())

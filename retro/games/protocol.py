@@ -22,6 +22,46 @@ Positions, sides, moves and their notation
   share side letters in such an error (``morris``).
 * A position's fields are ints (:func:`whole_numbers`): a bool or a float is a
   TypeError naming the field.
+
+What a parser must call
+~~~~~~~~~~~~~~~~~~~~~~~
+Every game reads the same spellings and words its errors alike, so that the CLI, the
+API and the page forgive the same things and :func:`retro.games.identify` can tell
+which game a text meant. The tests hold every registered game to this
+(``tests/test_notation.py``); the parsers of tic-tac-toe, morris, the race and Three
+Musketeers are the examples. ``parse(text)``:
+
+1. refuses text that is no ``str`` with a :class:`~retro.errors.NotationError`
+   (``a position must be text, not int``);
+2. splits it with :func:`.notation.position_tokens` (never ``str.split``): underscores,
+   ``+``, ``/`` and ``,`` separate groups, and ASCII letters are upper case, so it
+   reads only its canonical form and the answer prints the canonical text;
+3. reads the side to move from the first group and raises a
+   :class:`~retro.errors.SideError` otherwise, worded ``empty position: ...`` for no
+   group and ``unknown side to move 'Q': expected X or O`` (the sides' letters as
+   :attr:`Game.side_letters` lists them) for another word;
+4. reads its numbers (morris: the pieces in hand, ``hand_counts`` of them) in the
+   ASCII digits 0-9 only (``²``, ``٣``, ``6.0`` are errors naming the field) and
+   never converts thousands of digits (Python refuses past 4,300);
+5. calls :func:`.notation.invisible_character` on its row groups *before* it counts
+   rows or points, and raises :class:`~retro.errors.UnknownCharacterError` for what
+   it finds, worded ``unknown character '\\u200b' in row 1: use X, O or . (empty)``:
+   a NUL or a zero-width space makes a row look right and count wrong, and the error
+   must name that character, not a row length (the race, which writes squares:
+   ``in player 1's square``);
+6. quotes user text in every message with :func:`retro.errors.quoted` (it escapes
+   invisible characters and cuts long text), and raises only
+   :class:`~retro.errors.PositionError` subclasses (``RowCountError``,
+   ``RowLengthError``, ``UnknownCharacterError``, ...), never another exception.
+
+``parse_move(text)`` tidies its text with :func:`.notation.tidy_move` (case, spaces,
+underscores, dashes) and raises :class:`~retro.errors.MoveSyntaxError`. For the
+errors of text no game reads, :meth:`Game.resemblance` scores the text with
+:func:`.notation.resemblance` from ``sides``' letters, ``cell_characters``,
+``hand_counts`` and ``row_layouts()``: a game whose notation is not the side, the
+hands and rows of cells (the race writes squares) overrides it. ``family`` groups the
+games that share side letters in the error :func:`retro.games.identify` raises when
+several notations resemble the text as much.
 * A position object has ``side`` (whose turn), ``legal_moves()`` (none when the game
   is over), ``play(move)`` (a new position; an illegal move raises
   :class:`~retro.errors.IllegalMoveError`), ``is_over()`` and ``winner()`` (the side

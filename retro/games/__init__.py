@@ -16,6 +16,7 @@ from .musketeers import ThreeMusketeers
 from .notation import position_tokens
 from .protocol import Game, Side
 from .race import FourPlayerRace
+from .teeko import Teeko
 from .tictactoe import TicTacToe
 
 GAMES: dict[str, type[Game]] = {
@@ -28,6 +29,7 @@ GAMES: dict[str, type[Game]] = {
         SixMensMorris,
         NineMensMorris,
         FourPlayerRace,
+        Teeko,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name

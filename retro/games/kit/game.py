@@ -1,0 +1,512 @@
+"""A game of pieces on cells, from its jitted rules: everything but the rules.
+
+A kit game (a subclass of :class:`PieceGame`) writes, in its own module:
+
+* ``moves(board, tier, consts, out) -> n`` (jitted): the boards after each legal move
+  of the side to move, at ``out[i, :cells]``, seen from the *next* side to move (and
+  any extras of the child's tier after the cells); ``outcome(board, tier, consts)``
+  (jitted): :data:`OPEN` while the game goes on, :data:`WON` / :data:`LOST` when the
+  side to move has won / lost, :data:`DRAWN`, or :data:`ILLEGAL` for a board that is
+  no position. Optionally ``unmoves(board, tier, consts, out) -> n``: the parents in
+  the tier (``unmoves = "own"``); or ``unmoves = "steps"`` when the moves inside a
+  tier are steps of the mover's pieces that can be taken back (Teeko's, morris
+  slides): the kit turns the moves around;
+* the class: its sides, ``piece_kinds`` (notation character -> kind; side 0's first,
+  as many for each side), ``rows``/``cols``, ``symmetry`` (cell permutations, from
+  :func:`~.cells.grid_symmetries`), ``max_moves``, ``consts`` (a tuple of arrays the
+  rules read: lines, neighbours), the tiers (``tiers``, ``child_tiers``, ``loopy``,
+  ``tier_name``, ``sides_of``) and ``check`` (why a board is no position).
+
+Boards are uint8 arrays over the cells from the side to move's view (values are
+stored from that view, ``relative_values``): stored kind ``t + 1`` is the *other*
+side's piece of type t, kind ``T + t + 1`` the mover's (T types a side). Kind 1 (the
+other side's first type) is the key the numbering folds symmetries by
+(:mod:`.numbering`). A tier is a tuple: the count of each stored kind, then the
+game's extras (pieces in hand, ...), which ``moves`` writes after the cells.
+
+The kit gives the rest: the numbering and the tiers' sizes, ``index`` and
+``position_at``, ``expand``/``expand_range`` (explicit), ``tier_kernels`` (the
+engine's un-move solver), ``positions_in`` and ``symmetry_classes``, the
+:class:`Position` (``legal_moves``, ``play``, ``symmetric_images``, ``is_over``,
+``winner``) and the notation (the side's letter, then the rows from row 1).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import njit
+
+from ...errors import (
+    IllegalMoveError,
+    MoveSyntaxError,
+    NotationError,
+    RowCountError,
+    RowLengthError,
+    SideError,
+    UnknownCharacterError,
+    counted,
+    quoted,
+)
+from ...values import draw_value, not_a_position
+from ..notation import invisible_character, position_tokens, tidy_move
+from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels
+from . import numbering
+
+LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
+
+_TEMPLATES = Path(__file__).with_name("templates.py")
+_PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
+             "_kit_expand", "_kit_positions"}
+
+
+def instantiate(module) -> None:
+    """Compile the kit's generic kernels (:mod:`.templates`) into ``module`` (a game's
+    rules module), jitted with numba's cache keyed by that module's file. Once."""
+    namespace = module.__dict__
+    if namespace.get("_kit_instantiated"):
+        return
+    tree = ast.parse(_TEMPLATES.read_text())
+    kept = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+            or (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id.startswith("_KIT_")
+                                                     for t in node.targets))]
+    namespace.setdefault("kit_numbering", numbering)
+    namespace.setdefault("np", np)
+    from numba import prange
+
+    namespace.setdefault("prange", prange)
+    exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
+    for node in kept:
+        if isinstance(node, ast.FunctionDef):
+            parallel = node.name in _PARALLEL
+            namespace[node.name] = njit(cache=True, parallel=parallel)(namespace[node.name])
+    namespace["_kit_instantiated"] = True
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """A move, written as the cells it touches: ``c3`` (a drop), ``c3-d4`` (a step)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, eq=True)
+class Position:
+    """A position of a kit game: the side to move and what stands on each cell (0 empty,
+    else the code of a notation character, 1 for the first of ``piece_kinds``)."""
+
+    game: Any = field(compare=False, repr=False, hash=False)
+    side: Any
+    board: tuple
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.side, self.game.sides):
+            raise SideError(f"side to move must be a {self.game.title} Side, not {self.side!r}")
+        self.game.check(self)
+
+    def __str__(self) -> str:
+        chars = "." + "".join(self.game.piece_kinds)
+        cols = self.game.cols
+        cells = "".join(chars[v] for v in self.board)
+        return " ".join([self.side.letter] + [cells[r:r + cols] for r in range(0, len(cells), cols)])
+
+    def __repr__(self) -> str:
+        return f"{type(self.game).__name__}.parse({str(self)!r})"
+
+    def count(self, code: int) -> int:
+        return sum(1 for v in self.board if v == code)
+
+    def _outcome(self) -> int:
+        stored, tier = self.game.view(self)
+        return int(self.game.rules_module.outcome(stored, np.array(tier, dtype=np.int64), self.game.consts))
+
+    def is_over(self) -> bool:
+        return self._outcome() != OPEN
+
+    def winner(self):
+        code = self._outcome()
+        return self.side if code == WON else self.side.other if code == LOST else None
+
+    def successors(self) -> dict:
+        """``{move text: position}`` for every legal move (none once the game is over)."""
+        if self.is_over():
+            return {}
+        game = self.game
+        stored, tier = game.view(self)
+        out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
+        n = game.rules_module.moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
+        found = {}
+        for i in range(n):
+            child = game.position_of(out[i], self.side.other)
+            found[game.move_text(self, child)] = child
+        return found
+
+    def legal_moves(self) -> list[Move]:
+        return sorted(Move(text) for text in self.successors())
+
+    def play(self, move) -> Position:
+        if isinstance(move, str):
+            move = self.game.parse_move(move)
+        elif not isinstance(move, Move):
+            raise TypeError(f"expected a Move or move text like 'c3', got {type(move).__name__}")
+        if self.is_over():
+            winner = self.winner()
+            result = "a draw" if winner is None else f"{winner.title} has won"
+            raise IllegalMoveError(f"the game is over ({result}): no move {move} allowed")
+        found = self.successors().get(move.text)
+        if found is None:
+            raise IllegalMoveError(f"illegal move {move}: {self.game.why_illegal(self, move)}")
+        return found
+
+    def symmetric_images(self) -> list[Position]:
+        """The position under each of the game's symmetries (identity first)."""
+        sym = self.game.symmetry
+        out = []
+        for g in range(len(sym)):
+            board = [0] * len(self.board)
+            for cell, v in enumerate(self.board):
+                board[int(sym[g, cell])] = v
+            out.append(Position(self.game, self.side, tuple(board)))
+        return out
+
+
+class PieceGame(GridGame):
+    """The kit's base of a game of pieces on the cells of a grid (module docstring)."""
+
+    relative_values = True
+    out_of_core = True  # relative values, duplicates: verified as nine men's morris is
+    piece_kinds: ClassVar[dict]
+    rows: int
+    cols: int
+    max_moves: ClassVar[int]
+    extras: ClassVar[int] = 0
+    unmoves: ClassVar[str | None] = None  # "steps", "own", or None (loopy tiers: explicit)
+    bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
+
+    # --- what the game gives ----------------------------------------------------
+
+    consts: tuple  # the arrays (and numbers) the rules read: set by the game per variant
+
+    @cached_property
+    def symmetry(self) -> np.ndarray:
+        from .cells import grid_symmetries
+
+        return grid_symmetries(self.rows, self.cols)
+
+    def sides_of(self, tier) -> tuple[int, ...]:
+        """The side codes a tier's positions may have to move (the first is the one
+        :meth:`position_at` gives)."""
+        return (0, 1)
+
+    def check(self, position: Position) -> None:
+        """Raise a PositionError subclass naming why ``position`` is no position."""
+
+    def why_illegal(self, position: Position, move: Move) -> str:
+        return f"{move} is not a legal move here"
+
+    # --- derived ----------------------------------------------------------------
+
+    @property
+    def rules_module(self):
+        """The module holding the game's jitted rules (the kit's kernels are compiled there)."""
+        module = sys.modules[type(self).__module__]
+        instantiate(module)
+        return module
+
+    @property
+    def grid_size(self) -> int:
+        return self.rows
+
+    @property
+    def cells_count(self) -> int:
+        return self.rows * self.cols
+
+    @cached_property
+    def names(self) -> list[str]:
+        return [f"{FILES[c]}{r + 1}" for r in range(self.rows) for c in range(self.cols)]
+
+    @cached_property
+    def types(self) -> int:
+        return len(self.piece_kinds) // 2
+
+    @cached_property
+    def kinds(self) -> int:
+        return 2 * self.types
+
+    @cached_property
+    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+        """``to_stored[side][code]`` and ``to_code[side][stored kind]``."""
+        t = self.types
+        to_stored = np.zeros((2, 2 * t + 1), dtype=np.uint8)
+        to_code = np.zeros((2, 2 * t + 1), dtype=np.uint8)
+        for side in (0, 1):
+            for code in range(1, 2 * t + 1):
+                owner, kind = divmod(code - 1, t)
+                stored = kind + 1 if owner != side else t + kind + 1
+                to_stored[side, code] = stored
+                to_code[side, stored] = code
+        return to_stored, to_code
+
+    @cached_property
+    def swap(self) -> np.ndarray:
+        """Stored kind -> the same piece seen from the other side."""
+        t = self.types
+        return np.array([0] + [k + t for k in range(1, t + 1)] + [k for k in range(1, t + 1)], dtype=np.uint8)
+
+    def view(self, position: Position) -> tuple[np.ndarray, tuple]:
+        """The board from the side to move's view, and its tier."""
+        view = self._views[0][position.side.code]
+        board = view[np.array(position.board, dtype=np.int64)].astype(np.uint8)
+        return board, self.tier_of_board(board, position)
+
+    def tier_of_board(self, board: np.ndarray, position: Position | None = None) -> tuple:
+        counts = np.bincount(board, minlength=self.kinds + 1)[1:]
+        return tuple(int(c) for c in counts) + self.extras_of(position)
+
+    def extras_of(self, position) -> tuple:
+        return ()
+
+    def position_of(self, row: np.ndarray, side) -> Position:
+        codes = self._views[1][side.code][row[:self.cells_count]]
+        return Position(self, side, tuple(int(v) for v in codes))
+
+    def move_text(self, before: Position, after: Position) -> str:
+        """A move's text from the cells it changed: the cells the mover left, then those
+        it took (``c3``, ``c3-d4``)."""
+        mine = {code for code, kind in enumerate(self.piece_kinds.values(), start=1)
+                if kind["side"] == before.side.value}
+        left = [self.names[c] for c, (a, b) in enumerate(zip(before.board, after.board))
+                if a in mine and b != a]
+        took = [self.names[c] for c, (a, b) in enumerate(zip(before.board, after.board))
+                if b in mine and b != a]
+        return "-".join(left + took)
+
+    @cached_property
+    def tables(self) -> numbering.Tables:
+        return numbering.tables(self.symmetry, max(t[0] for t in self.tiers()))
+
+    def _tier_array(self, tier) -> np.ndarray:
+        return np.array(tier, dtype=np.int64)
+
+    # --- notation ---------------------------------------------------------------
+
+    def parse(self, text: str) -> Position:
+        if not isinstance(text, str):
+            raise NotationError(f"a position must be text, not {type(text).__name__}")
+        letters = [side.letter for side in self.sides]
+        tokens = position_tokens(text)
+        if not tokens:
+            raise SideError(f"empty position: expected {' or '.join(letters)}, then one group per row")
+        if tokens[0] not in letters:
+            raise SideError(f"unknown side to move {quoted(tokens[0])}: expected {' or '.join(letters)}")
+        rows = tokens[1:]
+        invisible = invisible_character(rows)
+        if invisible is not None:
+            raise UnknownCharacterError(self._unknown(*invisible))
+        if len(rows) != self.rows:
+            raise RowCountError(f"{counted(len(rows), 'row')}: a {self.title} board has {self.rows} rows "
+                                f"of {self.cols} squares")
+        chars = "." + "".join(self.piece_kinds)
+        for number, row in enumerate(rows, start=1):
+            if len(row) != self.cols:
+                raise RowLengthError(f"row {number} has {counted(len(row), 'square')}: a row has {self.cols}")
+            for c in row:
+                if c not in chars:
+                    raise UnknownCharacterError(self._unknown(number, c))
+        board = tuple(chars.index(c) for c in "".join(rows))
+        return Position(self, next(s for s in self.sides if s.letter == tokens[0]), board)
+
+    def _unknown(self, number: int, char: str) -> str:
+        allowed = ", ".join(self.piece_kinds)
+        return f"unknown character {quoted(char)} in row {number}: use {allowed} or . (empty)"
+
+    def parse_move(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"a move must be text like 'c3', not {type(text).__name__}")
+        tidy = tidy_move(text)
+        found = re.findall(r"[a-z]\d+", tidy)
+        if not found or re.sub(r"[a-z]\d+", "", tidy).strip("-") != "" or any(n not in self.names for n in found):
+            raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write the squares, like 'c3' or 'c3-d4'")
+        return Move("-".join(found))
+
+    # --- positions and values ---------------------------------------------------
+
+    def finished_value(self, position: Position) -> int:
+        code = position._outcome()
+        if code == DRAWN:
+            return draw_value(self.value_dtype)
+        if code == OPEN or code == ILLEGAL:
+            raise ValueError(f"{position} is not finished")
+        first_wins = (code == WON) == (position.side.code == 0)
+        return 1 if first_wins else 0
+
+    def value_for(self, position: Position, stored: int) -> int:
+        if position.side.code == 0 or stored >= np.iinfo(self.value_dtype).max - 1:
+            return stored
+        return stored ^ 1
+
+    # --- tiers ------------------------------------------------------------------
+
+    def tier_size(self, tier) -> int:
+        return int(numbering.tier_size(self._tier_array(tier)[:self.kinds], self.tables))
+
+    def tier_memory(self, tier) -> int:
+        """The un-move solver's peak: about ``bytes_per_entry`` bytes an entry (values,
+        its word of state, the lists of the levels), the children's values and its
+        buffers of fixed size (about 160 MB at most)."""
+        item = np.dtype(self.value_dtype).itemsize
+        size = self.tier_size(tier)
+        fixed = min(size, 1 << 18) * (24 + item * self.max_moves) + min(size, 1 << 16) * self.max_moves * 36 \
+            + min(size, 1 << 23) * 8
+        return self.bytes_per_entry * size + fixed + sum(item * self.tier_size(c) for c in self.child_tiers(tier))
+
+    def positions_in(self, tier) -> int:
+        return self._positions(tuple(tier))
+
+    def _positions(self, tier) -> int:
+        cache = self.__dict__.setdefault("_positions_cache", {})
+        if tier not in cache:
+            one_side = self.rules_module._kit_positions(self.kinds, self._tier_array(tier), self.consts,
+                                                 self.tables, self.tier_size(tier))
+            cache[tier] = int(one_side) * len(self.sides_of(tier))
+        return cache[tier]
+
+    def tier_of(self, position: Position):
+        return self.view(position)[1]
+
+    def index(self, position: Position) -> int:
+        board, tier = self.view(position)
+        masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+        return int(numbering.entry_of(board, self._tier_array(tier)[:self.kinds], self.tables, masks)[0])
+
+    def position_at(self, tier, entry: int) -> Position | None:
+        """The position stored at ``entry``, with the first of the tier's sides to move
+        (None for a duplicate entry or a board that is no position)."""
+        counts = self._tier_array(tier)[:self.kinds]
+        board = np.empty(self.cells_count, dtype=np.uint8)
+        masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+        numbering.board_at(int(entry), counts, self.tables, board, masks)
+        if int(numbering.entry_of(board, counts, self.tables, masks)[0]) != entry:
+            return None
+        if self.rules_module.outcome(board, self._tier_array(tier), self.consts) == ILLEGAL:
+            return None
+        return self.position_of(board, self.sides.from_code(self.sides_of(tier)[0]))
+
+    def canonical_entries(self, tier, entries: np.ndarray) -> np.ndarray:
+        out = np.empty(len(entries), dtype=np.int64)
+        numbering.canonical_entries(np.ascontiguousarray(entries, dtype=np.int64),
+                                    self._tier_array(tier)[:self.kinds], self.tables, out)
+        return out
+
+    def symmetry_classes(self, tier) -> np.ndarray:
+        return self.canonical_entries(tier, np.arange(self.tier_size(tier), dtype=np.int64))
+
+    def tier_sides(self, tier) -> np.ndarray:
+        return np.full(self.tier_size(tier), self.sides_of(tier)[0], dtype=np.int8)
+
+    # --- solving ----------------------------------------------------------------
+
+    def _expansion(self, tier, first: int, stop: int):
+        slots = (tuple(tier), *self.child_tiers(tier))
+        keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
+        n = stop - first
+        dtype = self.value_dtype
+        finished = np.empty(n, dtype=np.int64)
+        counts = np.empty(n, dtype=np.int64)
+        args = (self.kinds, self._tier_array(tier), self.consts, self.tables, keys)
+        width = self.cells_count + self.extras
+        none = np.empty(0, dtype=np.int64)
+        self.rules_module._kit_expand(first, stop, *args, finished, counts, none, none, none,
+                               draw_value(dtype), not_a_position(dtype), self.max_moves, width, False)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        child_slot = np.empty(int(starts[-1]), dtype=np.int64)
+        child_entry = np.empty(int(starts[-1]), dtype=np.int64)
+        bad = self.rules_module._kit_expand(first, stop, *args, finished, counts, starts, child_slot,
+                                     child_entry, draw_value(dtype), not_a_position(dtype),
+                                     self.max_moves, width, True)
+        if bad >= 0:
+            raise ValueError(f"{self.full_name}: entry {bad} of {self.tier_name(tier)} has a move "
+                             "into a tier not among its child tiers")
+        return slots, finished, starts, child_slot, child_entry
+
+    def expand(self, tier) -> Expansion:
+        """The explicit expansion: values from the mover's view (one side, code 0);
+        duplicate entries marked not a position."""
+        size = self.tier_size(tier)
+        slots, finished, starts, child_slot, child_entry = self._expansion(tier, 0, size)
+        finished[finished == DUPLICATE] = not_a_position(self.value_dtype)
+        return Expansion(slots, np.zeros(size, dtype=np.int8), finished.astype(np.int32), starts,
+                         child_slot.astype(np.int8), child_entry)
+
+    def expand_range(self, tier, first: int, stop: int) -> Expansion:
+        """:meth:`expand` of entries ``first..stop-1``, duplicates marked DUPLICATE (as
+        the out-of-core verifier reads them)."""
+        slots, finished, starts, child_slot, child_entry = self._expansion(tier, first, stop)
+        return Expansion(slots, np.zeros(stop - first, dtype=np.int8), finished, starts,
+                         child_slot, child_entry)
+
+    def tier_kernels(self, tier, children: dict) -> TierKernels | None:
+        if self.loopy(tier) and self.unmoves is None:
+            return None  # no un-moves: the explicit solver
+        rules = self.rules_module
+        slots = (tuple(tier), *self.child_tiers(tier))
+        keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
+        t = self._tier_array(tier)
+        kinds, consts, tables, swap = self.kinds, self.consts, self.tables, self.swap
+        width = self.cells_count + self.extras
+        dtype = self.value_dtype
+        draw, invalid = draw_value(dtype), not_a_position(dtype)
+        values = tuple(np.asarray(children[s]) for s in slots[1:])
+        if not values:  # the kernels index a tuple of arrays: never an empty one
+            values = (np.zeros(1, dtype=dtype),)
+        most = self.max_moves
+
+        def scan(first, stop, w, finished, counter, counts, child_value):
+            return rules._kit_scan(first, stop, kinds, t, consts, tables, keys, values, w, finished,
+                                   counter, counts, child_value, draw, invalid, most, width)
+
+        if self.unmoves == "own":
+            def parents(entries, w, out, counts):
+                rules._kit_parents_own(entries, kinds, t, consts, tables, w, out, counts, most, width)
+
+            def parent_blocks(entries, out):
+                out[:] = 0
+        else:
+            def parents(entries, w, out, counts):
+                rules._kit_parents_steps(entries, kinds, t, consts, tables, swap, w, out, counts, most, width)
+
+            def parent_blocks(entries, out):
+                rules._kit_parent_blocks(entries, kinds, t, tables, swap, out)
+
+        loopy = self.loopy(tier)
+        return TierKernels(self.tier_size(tier), scan, parents if loopy else None, values, most, most,
+                           lambda e: self.canonical_entries(tier, e),
+                           f"{self.full_name} tier {self.tier_name(tier)}",
+                           parent_blocks if loopy else None)
+
+    # --- presentation -----------------------------------------------------------
+
+    def geometry(self) -> dict:
+        return {
+            "kind": "grid", "columns": self.cols, "rows": self.rows,
+            "points": [{"name": self.names[r * self.cols + c], "x": c, "y": r}
+                       for r in range(self.rows) for c in range(self.cols)],
+            "lines": [], "groups": [self.cols] * self.rows,
+            "pieces": {char: dict(kind) for char, kind in self.piece_kinds.items()},
+            "hands": False,
+        }
+
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        return [(self.cols,) * self.rows]
+

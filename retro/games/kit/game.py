@@ -34,6 +34,9 @@ engine's un-move solver), ``positions_in`` and ``symmetry_classes``, the
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -341,6 +344,10 @@ class PieceGame(GridGame):
 
     # --- positions and values ---------------------------------------------------
 
+    def start(self) -> Position:
+        """An empty board, the first side to move (a game whose start differs says so)."""
+        return Position(self, self.sides.from_code(0), (0,) * self.cells_count)
+
     def finished_value(self, position: Position) -> int:
         code = position._outcome()
         if code == DRAWN:
@@ -374,12 +381,39 @@ class PieceGame(GridGame):
         return self._positions(tuple(tier))
 
     def _positions(self, tier) -> int:
-        cache = self.__dict__.setdefault("_positions_cache", {})
+        """Counted by a pass over the tier (a second or so for Teeko's largest), kept
+        on disk once per machine (keyed by the game's source and the kit's version)."""
+        cache = self.__dict__.setdefault("_positions_cache", self._read_positions())
         if tier not in cache:
             one_side = self.rules_module._kit_positions(self.kinds, self._tier_array(tier), self.consts,
-                                                 self.tables, self.tier_size(tier))
+                                                        self.tables, self.tier_size(tier))
             cache[tier] = int(one_side) * len(self.sides_of(tier))
+            self._write_positions(cache)
         return cache[tier]
+
+    def _positions_file(self) -> Path:
+        from platformdirs import user_cache_dir
+
+        source = Path(sys.modules[type(self).__module__].__file__).read_bytes()
+        digest = hashlib.sha256(source + f"{numbering.VERSION}:{self.variant}".encode()).hexdigest()[:16]
+        return Path(user_cache_dir("retro")) / "kit" / f"positions-{self.file_stem}-{digest}.json"
+
+    def _read_positions(self) -> dict:
+        try:
+            saved = json.loads(self._positions_file().read_text())
+            return {tuple(json.loads(k)): int(v) for k, v in saved.items()}
+        except (OSError, ValueError, TypeError):
+            return {}
+
+    def _write_positions(self, cache: dict) -> None:
+        path = self._positions_file()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(json.dumps({json.dumps(list(k)): v for k, v in cache.items()}))
+            partial.replace(path)
+        except OSError:
+            pass
 
     def tier_of(self, position: Position):
         return self.view(position)[1]

@@ -40,7 +40,7 @@ from ...bits import lowest_bit_index, popcount
 
 VERSION = 1  # of the tables' layout: part of the disk cache's key
 CACHE_ABOVE = 2_000_000  # combinations: tables larger than this are cached on disk
-MAX_KINDS = 16  # stored kinds a board may hold (scratch arrays are this wide)
+MAX_KINDS = 16  # scratch arrays' width: stored kinds a board may hold, and one
 
 
 class Tables(NamedTuple):
@@ -143,12 +143,12 @@ def tier_size(counts, tables):
 
 @njit(cache=True)
 def _rest_rank(masks, counts, g, key, tables):
-    """The mixed-radix rank of kinds 2.. (``masks[j]``, kind j + 1) under symmetry g."""
+    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g."""
     taken = key
     rank = 0
     cells = tables.sym.shape[1]
     for j in range(1, len(counts)):
-        moved = image(masks[j], g, tables.sym)
+        moved = image(masks[j + 1], g, tables.sym)
         rank = rank * tables.binom[cells - popcount(taken), counts[j]] + squeezed_rank(moved, taken, tables.binom)
         taken |= moved
     return rank
@@ -156,13 +156,12 @@ def _rest_rank(masks, counts, g, key, tables):
 
 @njit(cache=True)
 def masks_of(board, kinds, masks):
-    """``masks[j]``: the cells of kind j + 1 on ``board`` (j < kinds)."""
-    for j in range(kinds):
-        masks[j] = 0
+    """``masks[k]``: the cells of kind k on ``board`` (1 <= k <= kinds; ``masks[0]``
+    the empty cells)."""
+    for k in range(kinds + 1):
+        masks[k] = 0
     for c in range(len(board)):
-        v = board[c]
-        if v:
-            masks[v - 1] |= np.int64(1) << c
+        masks[board[c]] |= np.int64(1) << c
 
 
 @njit(cache=True)
@@ -170,7 +169,7 @@ def entry_of_masks(masks, counts, tables):
     """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical)."""
     k = counts[0]
     cells = tables.sym.shape[1]
-    r = colex_rank(masks[0], tables.binom)
+    r = colex_rank(masks[1], tables.binom)
     at = tables.combo_off[k] + r
     c = np.int64(tables.combo_class[at])
     g = np.int64(tables.combo_sym[at])
@@ -182,11 +181,10 @@ def entry_of_masks(masks, counts, tables):
         mine = best
         for h in range(1, tables.sym.shape[0]):
             if (stab >> h) & 1:
-                # h after g: the composite map, cell by cell
                 taken = key
                 rank = 0
                 for j in range(1, len(counts)):
-                    moved = image(image(masks[j], g, tables.sym), h, tables.sym)
+                    moved = image(image(masks[j + 1], g, tables.sym), h, tables.sym)
                     rank = rank * tables.binom[cells - popcount(taken), counts[j]] + squeezed_rank(moved, taken, tables.binom)
                     taken |= moved
                 if rank == mine:
@@ -207,7 +205,8 @@ def entry_of(board, counts, tables, masks):
 @njit(cache=True)
 def board_at(entry, counts, tables, board, masks):
     """Write the board stored at ``entry`` (its key is the class representative) into
-    ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone)."""
+    ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone).
+    ``masks``: scratch."""
     k = counts[0]
     cells = tables.sym.shape[1]
     m = multiplier(counts, cells, tables.binom)

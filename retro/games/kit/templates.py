@@ -41,7 +41,7 @@ def _kit_slot(slot_keys, counts_masks, out_row, cells, kinds):
     for s in range(slot_keys.shape[0]):
         same = True
         for j in range(kinds):
-            if slot_keys[s, j] != kit_numbering.popcount(counts_masks[j]):
+            if slot_keys[s, j] != kit_numbering.popcount(counts_masks[j + 1]):
                 same = False
                 break
         if same:
@@ -140,7 +140,7 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
                     parent[c] = swap[found[j, c]]
                 kit_numbering.masks_of(parent, kinds, masks)
                 for x in range(kinds):
-                    if kit_numbering.popcount(masks[x]) != counts[x]:
+                    if kit_numbering.popcount(masks[x + 1]) != counts[x]:
                         same = False
                 if not same or outcome(parent, tier, consts) != _KIT_OPEN:
                     continue

@@ -45,24 +45,16 @@ class Side(SideBase):
 
 
 @njit(cache=True)
-def _patterns(mask, lines):
-    for line in lines:
-        if mask & line == line:
-            return True
-    return False
-
-
-@njit(cache=True)
 def outcome(board, tier, consts):
     """The mover (kind 2) or the other (kind 1) holds a winning pattern: won, lost."""
-    mine = 0
-    theirs = 0
+    mine = theirs = 0
     for c in range(len(board)):
-        if board[c] == 2:
-            mine |= 1 << c
-        elif board[c] == 1:
-            theirs |= 1 << c
-    won, lost = _patterns(mine, consts[0]), _patterns(theirs, consts[0])
+        mine |= np.int64(board[c] >> 1) << c
+        theirs |= np.int64(board[c] & 1) << c
+    won = lost = False
+    for line in consts[0]:
+        won |= mine & line == line
+        lost |= theirs & line == line
     if won and lost:
         return ILLEGAL
     return WON if won else LOST if lost else OPEN
@@ -76,17 +68,16 @@ def moves(board, tier, consts, out):
     n = 0
     for s in range(cells):
         if tier[1] < consts[2]:  # a drop on s
-            if board[s]:
-                continue
-            for c in range(cells):
-                out[n, c] = 3 - board[c] if board[c] else 0
-            out[n, s] = 1
-            n += 1
+            if not board[s]:
+                for c in range(cells):
+                    out[n, c] = (3 - board[c]) % 3
+                out[n, s] = 1
+                n += 1
         elif board[s] == 2:
             for t in range(cells):
                 if (consts[1][s] >> t) & 1 and not board[t]:
                     for c in range(cells):
-                        out[n, c] = 3 - board[c] if board[c] else 0
+                        out[n, c] = (3 - board[c]) % 3
                     out[n, s] = 0
                     out[n, t] = 1
                     n += 1

@@ -1,0 +1,158 @@
+"""The kit's contract, on every registered game built on it (tests/test_kit*.py): the
+numbering round-trips, symmetric positions share an entry and a value, un-moves agree
+with moves (weights included), a tier needs no more than twice the memory the build
+estimates, and the kit's kernels are served from numba's cache in a fresh process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from retro import games
+from retro.db.format import DatabaseFile
+from retro.engine import peak_rss, solvers
+from retro.engine.build import build
+from retro.games.kit import PieceGame
+
+LIMIT = 400_000  # entries of the variants checked whole
+
+
+def kit_games() -> list:
+    out = []
+    for name, cls in games.GAMES.items():
+        if issubclass(cls, PieceGame):
+            variants = [games.get(name, v) for v in cls.variants]
+            small = [g for g in variants if sum(g.tier_size(t) for t in g.tiers()) <= LIMIT]
+            out.append(min(small or variants, key=lambda g: sum(g.tier_size(t) for t in g.tiers())))
+    return out
+
+
+GAMES = kit_games()
+IDS = [g.full_name for g in GAMES]
+
+
+@pytest.fixture(scope="module", params=GAMES, ids=IDS)
+def built(request, tmp_path_factory):
+    game = request.param
+    out = build(game, tmp_path_factory.mktemp("kit") / f"{game.file_stem}.h5", progress=False).path
+    file = DatabaseFile(out)
+    try:
+        values = {t: game.from_stored(t, file.read(t)) for t in file.tiers}
+    finally:
+        file.close()
+    return game, values
+
+
+def sample(size: int, most: int = 3000) -> np.ndarray:
+    return np.unique(np.random.default_rng(41).integers(0, size, min(size, most)))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_numbering_round_trips(game):
+    for tier in game.tiers():
+        entries = sample(game.tier_size(tier))
+        canonical = game.canonical_entries(tier, entries)
+        for entry, least in zip(entries.tolist(), canonical.tolist()):
+            position = game.position_at(tier, entry)
+            if position is None:
+                assert least < entry or game.position_at(tier, least) is None
+                continue
+            assert least == entry
+            assert game.tier_of(position) == tuple(tier)
+            assert game.index(position) == entry
+            assert game.parse(str(position)) == position
+
+
+def test_symmetric_positions_share_an_entry_and_a_value(built):
+    game, values = built
+    for tier in game.tiers():
+        for entry in sample(game.tier_size(tier), 300).tolist():
+            position = game.position_at(tier, entry)
+            if position is None:
+                continue
+            images = position.symmetric_images()
+            assert images[0] == position
+            assert {game.index(image) for image in images} == {entry}
+            assert len({game.value_for(image, int(values[tier][game.index(image)])) for image in images}) == 1
+
+
+def test_unmoves_undo_moves_with_the_stabiliser_weights(built):
+    """In every loopy tier: each parent of an entry has a move to it, each move into the
+    tier is undone, and each entry's counter (the scan's) is the number of times the
+    un-moves of the tier's entries reach it."""
+    game, _ = built
+    for tier in game.tiers():
+        if not game.loopy(tier):
+            continue
+        kernels = game.tier_kernels(tier, {c: np.zeros(game.tier_size(c), dtype=game.value_dtype)
+                                           for c in game.child_tiers(tier)})
+        size = kernels.size
+        width = kernels.moves_width
+        finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
+        child_values = np.empty(size * width, dtype=game.value_dtype)
+        assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
+        canonical = np.flatnonzero(finished != -3)
+        pw = kernels.parents_width
+        out = np.empty(len(canonical) * pw, dtype=np.uint32)
+        found = np.empty(len(canonical), dtype=np.int64)
+        kernels.parents(canonical, pw, out, found)
+        reached = np.zeros(size, dtype=np.int64)
+        parents_of = {}
+        for i, child in enumerate(canonical.tolist()):
+            mine = out[i * pw:i * pw + found[i]].astype(np.int64)
+            np.add.at(reached, mine, 1)
+            parents_of[child] = set(mine.tolist())
+        assert np.array_equal(reached, np.where(finished == -1, counter, 0))
+        for entry in sample(size, 400).tolist():
+            if finished[entry] != -1:
+                continue
+            position = game.position_at(tier, entry)
+            for child in position.successors().values():
+                if game.tier_of(child) == tuple(tier):
+                    assert entry in parents_of[game.index(child)]
+            for parent in parents_of.get(entry, ()):
+                before = game.position_at(tier, parent)
+                assert any(game.index(child) == entry for child in before.successors().values())
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_tier_needs_at_most_twice_the_estimate(game):
+    tier = max(game.tiers(), key=game.tier_size)
+    children = {c: np.zeros(game.tier_size(c), dtype=game.value_dtype) for c in game.child_tiers(tier)}
+    solvers.solve(game, tier, children)  # compiled and warm
+    with open("/proc/self/status") as handle:
+        now = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
+    if not peak_rss.reset():
+        pytest.skip("no peak resident set here")
+    solvers.solve(game, tier, children)
+    used = peak_rss.read() - now
+    assert used <= 2 * game.tier_memory(tier)
+
+
+KERNEL = """
+import sys
+from retro import games
+game = games.get(sys.argv[1], sys.argv[2])
+tier = game.tiers()[1]
+game.expand(tier)
+kernel = game.rules_module._kit_expand
+print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.values()))
+"""
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_kit_kernels_are_served_from_numbas_cache(game):
+    """Compiled into the game's module, the kit's kernels are cached by its file: a
+    fresh interpreter after a first run compiles nothing."""
+    def run():
+        result = subprocess.run([sys.executable, "-c", KERNEL, game.name, game.variant], capture_output=True,
+                                text=True, env=dict(os.environ), check=True)
+        return [int(x) for x in result.stdout.split()]
+
+    run()
+    hits, misses = run()
+    assert hits >= 1 and misses == 0

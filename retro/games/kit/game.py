@@ -369,12 +369,12 @@ class PieceGame(GridGame):
 
     def tier_memory(self, tier) -> int:
         """The un-move solver's peak: about ``bytes_per_entry`` bytes an entry (values,
-        its word of state, the lists of the levels), the children's values and its
-        buffers of fixed size (about 160 MB at most)."""
+        its word of state, the lists of the levels), the children's values and the
+        buffers it touches (about 100 MB at most)."""
         item = np.dtype(self.value_dtype).itemsize
         size = self.tier_size(tier)
-        fixed = min(size, 1 << 18) * (24 + item * self.max_moves) + min(size, 1 << 16) * self.max_moves * 36 \
-            + min(size, 1 << 23) * 8
+        fixed = (8 << 20) + min(size, 1 << 18) * (24 + item * self.max_moves) \
+            + min(size, 1 << 16) * self.max_moves * 4 + min(size, 1 << 23) * 8
         return self.bytes_per_entry * size + fixed + sum(item * self.tier_size(c) for c in self.child_tiers(tier))
 
     def positions_in(self, tier) -> int:

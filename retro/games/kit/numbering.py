@@ -158,6 +158,19 @@ def _rest_rank(masks, counts, g, key, tables):
 def masks_of(board, kinds, masks):
     """``masks[k]``: the cells of kind k on ``board`` (1 <= k <= kinds; ``masks[0]``
     the empty cells)."""
+    if kinds == 2:  # the usual case, in registers (a store per cell stalls on the last)
+        one = np.int64(0)
+        two = np.int64(0)
+        for c in range(len(board)):
+            v = board[c]
+            if v == 1:
+                one |= np.int64(1) << c
+            elif v == 2:
+                two |= np.int64(1) << c
+        masks[0] = ~(one | two) & ((np.int64(1) << len(board)) - 1)
+        masks[1] = one
+        masks[2] = two
+        return
     for k in range(kinds + 1):
         masks[k] = 0
     for c in range(len(board)):
@@ -192,6 +205,18 @@ def entry_of_masks(masks, counts, tables):
                 if rank < best:
                     best = rank
     return c * multiplier(counts, cells, tables.binom) + best, order
+
+
+@njit(cache=True)
+def order_of_masks(masks, counts, tables):
+    """The stabiliser order of the board of ``masks`` (1 unless its key's class is
+    symmetric: then as :func:`entry_of_masks` finds it)."""
+    k = counts[0]
+    r = colex_rank(masks[1], tables.binom)
+    c = np.int64(tables.combo_class[tables.combo_off[k] + r])
+    if tables.class_stab[tables.class_off[k] + c] == 1:
+        return 1
+    return entry_of_masks(masks, counts, tables)[1]
 
 
 @njit(cache=True)

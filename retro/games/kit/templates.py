@@ -97,11 +97,11 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
                     continue
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
-                entry, child_order = kit_numbering.entry_of_masks(masks, child_counts, tables)
-                if slot == 0:
-                    weight += child_order
+                if slot == 0:  # a move into the tier: only its weight counts
+                    weight += kit_numbering.order_of_masks(masks, child_counts, tables)
                 else:
                     if k < width:
+                        entry = kit_numbering.entry_of_masks(masks, child_counts, tables)[0]
                         child_value[i * width + k] = children[slot - 1][entry]
                     k += 1
             counts_out[i] = k

@@ -93,6 +93,18 @@ def instantiate(module) -> None:
     namespace["_kit_instantiated"] = True
 
 
+def _variant(cls, variant: str):
+    """One object per variant: the registry's when the class is registered (read from
+    the loaded registry, so that the kit imports no game), else one of the kit's own."""
+    registry = sys.modules.get("retro.games")
+    if registry is not None and getattr(registry, "GAMES", {}).get(cls.name) is cls:
+        return registry.get(cls.name, variant)
+    return _OWN.setdefault((cls, variant), cls(variant))
+
+
+_OWN: dict = {}
+
+
 @dataclass(frozen=True, order=True)
 class Move:
     """A move, written as the cells it touches: ``c3`` (a drop), ``c3-d4`` (a step)."""
@@ -316,6 +328,9 @@ class PieceGame(GridGame):
         invisible = invisible_character(rows)
         if invisible is not None:
             raise UnknownCharacterError(self._unknown(*invisible))
+        other = self._variant_for(len(rows), len(rows[0]) if rows else 0)
+        if other is not None:  # another variant's board: that variant reads it
+            return other.parse(text)
         if len(rows) != self.rows:
             raise RowCountError(f"{counted(len(rows), 'row')}: a {self.title} board has {self.rows} rows "
                                 f"of {self.cols} squares")
@@ -328,6 +343,28 @@ class PieceGame(GridGame):
                     raise UnknownCharacterError(self._unknown(number, c))
         board = tuple(chars.index(c) for c in "".join(rows))
         return Position(self, next(s for s in self.sides if s.letter == tokens[0]), board)
+
+    def _variant_for(self, rows: int, cols: int):
+        """The first variant of this game whose board has ``rows`` rows of ``cols``, when
+        this one's has not (a text names its board by its size), or None."""
+        if (rows, cols) == (self.rows, self.cols):
+            return None
+        for variant in self.variants:
+            game = _variant(type(self), variant)
+            if (game.rows, game.cols) == (rows, cols):
+                return game
+        return None
+
+    def for_position(self, position):
+        return position.game
+
+    def row_layouts(self) -> list[tuple[int, ...]]:
+        layouts = []
+        for variant in self.variants:
+            game = _variant(type(self), variant)
+            if (game.cols,) * game.rows not in layouts:
+                layouts.append((game.cols,) * game.rows)
+        return layouts
 
     def _unknown(self, number: int, char: str) -> str:
         allowed = ", ".join(self.piece_kinds)
@@ -541,6 +578,4 @@ class PieceGame(GridGame):
             "hands": False,
         }
 
-    def row_layouts(self) -> list[tuple[int, ...]]:
-        return [(self.cols,) * self.rows]
 

@@ -65,19 +65,22 @@ def moves(board, tier, consts, out):
     """Drops while the mover has pieces in hand, else steps to an adjacent empty square;
     children from the opponent's view (the mover's pieces become kind 1)."""
     cells = len(board)
+    turned = out[len(out) - 1]  # the last row: the board seen from the other side, copied into each child
+    for c in range(cells):
+        turned[c] = (board[c] << 1 | board[c] >> 1) & 3  # 1 <-> 2
     n = 0
     for s in range(cells):
         if tier[1] < consts[2]:  # a drop on s
             if not board[s]:
                 for c in range(cells):
-                    out[n, c] = (3 - board[c]) % 3
+                    out[n, c] = turned[c]
                 out[n, s] = 1
                 n += 1
         elif board[s] == 2:
             for t in range(cells):
                 if (consts[1][s] >> t) & 1 and not board[t]:
                     for c in range(cells):
-                        out[n, c] = (3 - board[c]) % 3
+                        out[n, c] = turned[c]
                     out[n, s] = 0
                     out[n, t] = 1
                     n += 1

@@ -832,8 +832,10 @@ def _verify(args: argparse.Namespace) -> int:
               f"({report.musketeer_positions_resolved:,} musketeers-to-move values resolved, "
               f"{report.terminal_positions:,} finished positions) in {report.seconds:.1f} s")
     else:  # in the words of retro games: positions, and the table entries that hold them
-        empty = report.positions_checked - report.entries_checked
-        slots = f"; {empty:,} slots of no position checked empty" if empty else ""
+        copies = getattr(report, "duplicate_entries", 0)
+        empty = report.positions_checked - report.entries_checked  # copies are not counted there
+        slots = (f"; {copies:,} entries holding a symmetric copy checked equal to theirs"
+                 if copies else "") + (f"; {empty:,} slots of no position checked empty" if empty else "")
         print(f"{report.positions:,} positions in {report.entries_checked:,} table entries checked "
               f"against their children ({report.terminal_positions:,} finished{slots}) in "
               f"{report.seconds:.1f} s")

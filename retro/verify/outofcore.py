@@ -186,6 +186,7 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                 report.positions_checked += earlier["checked"]
                 report.terminal_positions += earlier["terminal"]
                 report.entries_checked += earlier.get("entries", earlier["checked"])
+                report.duplicate_entries += earlier.get("duplicates", 0)
                 report.resumed_tiers += 1
                 if bar is not None:
                     bar.update(len(values))
@@ -199,7 +200,8 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                 np.cumsum([len(p) for p in parts], out=offsets[1:])
                 flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
                 before = (report.positions_checked, report.terminal_positions,
-                          report.disagreement_count, report.entries_checked)
+                          report.disagreement_count, report.entries_checked,
+                          report.duplicate_entries)
                 _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
                             max_reports, disagreement, bar)
                 del flat
@@ -209,7 +211,8 @@ def verify_tiers(db: DatabaseFile, report, progress: bool, max_reports: int, dis
                     log.record(name, digests[0], digests[1:],
                                report.positions_checked - before[0],
                                report.terminal_positions - before[1],
-                               report.entries_checked - before[3])
+                               report.entries_checked - before[3],
+                               report.duplicate_entries - before[4])
             for old in [t for t in kept if last_use.get(t, -1) <= i]:
                 del kept[old]
                 scratch.release(old)
@@ -250,6 +253,7 @@ def _check_tier(game, tier, values, flat, offsets, draw, invalid, report, shown,
         report.terminal_positions -= no_position
         report.positions_checked += stop - first - len(images)
         report.entries_checked += stop - first - len(images) - no_position
+        report.duplicate_entries += len(images)
         wrong = np.flatnonzero(verdict != OK)
         report.disagreement_count += len(wrong)
         for j in wrong[:max(0, max_reports - len(shown))].tolist():

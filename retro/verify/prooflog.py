@@ -69,12 +69,14 @@ class ProofLog:
         return record
 
     def record(self, name: str, sha256: str, children: list[str], checked: int,
-               terminal: int, entries: int | None = None) -> None:
+               terminal: int, entries: int | None = None, duplicates: int = 0) -> None:
         """Tier ``name`` is proven; written at once (a run killed later keeps it).
-        ``checked`` stored values, ``entries`` of them positions, ``terminal`` finished."""
+        ``checked`` stored values, ``entries`` of them positions, ``duplicates`` symmetric
+        copies of smaller entries, ``terminal`` finished."""
         self.tiers[name] = {"sha256": sha256, "children": children, "checked": checked,
                             "terminal": terminal,
-                            "entries": checked if entries is None else entries}
+                            "entries": checked if entries is None else entries,
+                            "duplicates": duplicates}
         if self.path is None:
             return
         try:

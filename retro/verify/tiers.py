@@ -84,6 +84,7 @@ class TierVerifyReport(JsonReport):
     disagreement_count: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
     entries_checked: int = 0  # table entries that hold a position (an image's counts once)
+    duplicate_entries: int = 0  # entries holding a symmetric image of a smaller one's position
     positions: int = 0  # the positions those entries stand for (symmetric images, every player's game)
     resumed_tiers: int = 0  # tiers an earlier run proved, with the same values (proof log)
     proof_log: str | None = None  # where the proof log is kept (out-of-core games)

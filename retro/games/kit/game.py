@@ -10,7 +10,13 @@ A kit game (a subclass of :class:`PieceGame`) writes, in its own module:
   no position. Optionally ``unmoves(board, tier, consts, out) -> n``: the parents in
   the tier (``unmoves = "own"``); or ``unmoves = "steps"`` when the moves inside a
   tier are steps of the mover's pieces that can be taken back (Teeko's, morris
-  slides): the kit turns the moves around;
+  slides): the kit turns the moves around. The faster form (``kernels = "masks"``,
+  Teeko's): the same kernels over cell sets, ``moves(masks, tier, consts, out)`` with
+  ``masks[k]`` the cells of stored kind k as bits (``masks[0]`` the empty cells) and
+  each child a row of int64 ``out[i, 0..kinds]`` (its empty cells, then each kind's,
+  seen from the next side to move; extras after), ``outcome(masks, tier, consts)``;
+  the kit's kernels then never touch a board of bytes. Write them
+  ``@njit(cache=True, inline="always")``: inlined, they pass no arrays by call;
 * the class: its sides, ``piece_kinds`` (notation character -> kind; side 0's first,
   as many for each side), ``rows``/``cols``, ``symmetry`` (cell permutations, from
   :func:`~.cells.grid_symmetries`), ``max_moves``, ``consts`` (a tuple of arrays the
@@ -68,11 +74,18 @@ LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
 _TEMPLATES = Path(__file__).with_name("templates.py")
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
              "_kit_expand", "_kit_positions"}
+# Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
+# counts, which were most of the time a child took.
+_INLINE = {"_kit_finished", "_kit_slot", "_kit_moves_of_masks", "_kit_unmoves_of_masks",
+           "_kit_outcome_of_masks"}
 
 
-def instantiate(module) -> None:
+def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board") -> None:
     """Compile the kit's generic kernels (:mod:`.templates`) into ``module`` (a game's
-    rules module), jitted with numba's cache keyed by that module's file. Once."""
+    rules module), jitted with numba's cache keyed by that module's file. Once.
+    ``kinds``/``extras``: the game's stored kinds and tier extras; ``kernels``: the form
+    of the game's ``moves``/``outcome``/``unmoves`` (``"board"``: over a uint8 board,
+    ``"masks"``: over cell sets, see :class:`PieceGame`)."""
     namespace = module.__dict__
     if namespace.get("_kit_instantiated"):
         return
@@ -85,11 +98,27 @@ def instantiate(module) -> None:
     from numba import prange
 
     namespace.setdefault("prange", prange)
+    namespace["_KIT_KINDS"] = numbering.MAX_KINDS - 1 if kinds is None else kinds
+    namespace["_KIT_EXTRAS"] = extras
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
     for node in kept:
         if isinstance(node, ast.FunctionDef):
-            parallel = node.name in _PARALLEL
-            namespace[node.name] = njit(cache=True, parallel=parallel)(namespace[node.name])
+            options = {"parallel": True} if node.name in _PARALLEL else {}
+            if node.name in _INLINE:
+                options["inline"] = "always"
+            namespace[node.name] = njit(cache=True, **options)(namespace[node.name])
+    if kernels == "masks":
+        namespace["_kit_moves"] = namespace["_kit_moves_of_masks"]
+        namespace["_kit_unmoves"] = namespace["_kit_unmoves_of_masks"]
+        namespace["_kit_outcome"] = namespace["_kit_outcome_of_masks"]
+        namespace["_kit_board_moves"] = namespace["_kit_board_moves_via_masks"]
+        namespace["_kit_board_outcome"] = namespace["_kit_board_outcome_via_masks"]
+    else:
+        namespace["_kit_moves"] = namespace["_kit_moves_via_board"]
+        namespace["_kit_unmoves"] = namespace["_kit_unmoves_via_board"]
+        namespace["_kit_outcome"] = namespace["_kit_outcome_via_board"]
+        namespace["_kit_board_moves"] = namespace["moves"]
+        namespace["_kit_board_outcome"] = namespace["outcome"]
     namespace["_kit_instantiated"] = True
 
 
@@ -143,7 +172,7 @@ class Position:
 
     def _outcome(self) -> int:
         stored, tier = self.game.view(self)
-        return int(self.game.rules_module.outcome(stored, np.array(tier, dtype=np.int64), self.game.consts))
+        return int(self.game.rules_module._kit_board_outcome(stored, np.array(tier, dtype=np.int64), self.game.consts))
 
     def is_over(self) -> bool:
         return self._outcome() != OPEN
@@ -159,7 +188,7 @@ class Position:
         game = self.game
         stored, tier = game.view(self)
         out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
-        n = game.rules_module.moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
+        n = game.rules_module._kit_board_moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
         found = {}
         for i in range(n):
             child = game.position_of(out[i], self.side.other)
@@ -206,6 +235,7 @@ class PieceGame(GridGame):
     max_moves: ClassVar[int]
     extras: ClassVar[int] = 0
     unmoves: ClassVar[str | None] = None  # "steps", "own", or None (loopy tiers: explicit)
+    kernels: ClassVar[str] = "board"  # the form of the game's kernels: "board" or "masks"
     bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
 
     # --- what the game gives ----------------------------------------------------
@@ -235,7 +265,7 @@ class PieceGame(GridGame):
     def rules_module(self):
         """The module holding the game's jitted rules (the kit's kernels are compiled there)."""
         module = sys.modules[type(self).__module__]
-        instantiate(module)
+        instantiate(module, self.kinds, self.extras, self.kernels)
         return module
 
     @property
@@ -423,7 +453,8 @@ class PieceGame(GridGame):
         cache = self.__dict__.setdefault("_positions_cache", self._read_positions())
         if tier not in cache:
             one_side = self.rules_module._kit_positions(self.kinds, self._tier_array(tier), self.consts,
-                                                        self.tables, self.tier_size(tier))
+                                                        self.tables, self.tier_size(tier),
+                                                        self.cells_count + self.extras, self.max_moves)
             cache[tier] = int(one_side) * len(self.sides_of(tier))
             self._write_positions(cache)
         return cache[tier]
@@ -469,7 +500,7 @@ class PieceGame(GridGame):
         numbering.board_at(int(entry), counts, self.tables, board, masks)
         if int(numbering.entry_of(board, counts, self.tables, masks)[0]) != entry:
             return None
-        if self.rules_module.outcome(board, self._tier_array(tier), self.consts) == ILLEGAL:
+        if self.rules_module._kit_board_outcome(board, self._tier_array(tier), self.consts) == ILLEGAL:
             return None
         return self.position_of(board, self.sides.from_code(self.sides_of(tier)[0]))
 

@@ -56,7 +56,7 @@ class Tables(NamedTuple):
     sym: np.ndarray  # int64 (symmetries, n): symmetry g takes cell c to sym[g, c]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def colex_rank(mask, binom):
     """Rank of the cell set ``mask`` among the sets of as many cells (colexicographic)."""
     rank = 0
@@ -68,7 +68,7 @@ def colex_rank(mask, binom):
     return rank
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def colex_unrank(rank, count, binom):
     """The set of ``count`` cells whose colex rank is ``rank``."""
     mask = 0
@@ -81,7 +81,7 @@ def colex_unrank(rank, count, binom):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def image(mask, g, sym):
     """The cell set ``mask`` under symmetry ``g``."""
     out = 0
@@ -91,7 +91,7 @@ def image(mask, g, sym):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def squeezed_rank(mask, taken, binom):
     """Colex rank of ``mask`` among the cells outside ``taken``."""
     rank = 0
@@ -104,26 +104,26 @@ def squeezed_rank(mask, taken, binom):
     return rank
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def deposit(bits, space):
+    """The cells of ``space`` whose order among them is a bit of ``bits`` (pdep)."""
+    out = np.int64(0)
+    while bits:
+        low = space & -space
+        if bits & 1:
+            out |= low
+        bits >>= 1
+        space ^= low
+    return out
+
+
+@njit(cache=True, inline="always")
 def squeezed_unrank(rank, count, taken, cells, binom):
     """The set of ``count`` cells outside ``taken`` of squeezed colex rank ``rank``."""
-    mask = 0
-    for t in range(count, 0, -1):
-        i = t - 1
-        while binom[i + 1, t] <= rank:
-            i += 1
-        rank -= binom[i, t]
-        # the i-th cell outside taken
-        c = -1
-        while i >= 0:
-            c += 1
-            if not (taken >> c) & 1:
-                i -= 1
-        mask |= np.int64(1) << c
-    return mask
+    return deposit(colex_unrank(rank, count, binom), ~taken & ((np.int64(1) << cells) - 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def multiplier(counts, cells, binom):
     """M: the arrangements of kinds 2.. on the cells kind 1 leaves."""
     free = cells - counts[0]
@@ -141,7 +141,7 @@ def tier_size(counts, tables):
     return classes * multiplier(counts, tables.sym.shape[1], tables.binom)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rest_rank(masks, counts, g, key, tables):
     """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g."""
     taken = key
@@ -177,7 +177,7 @@ def masks_of(board, kinds, masks):
         masks[board[c]] |= np.int64(1) << c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def entry_of_masks(masks, counts, tables):
     """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical)."""
     k = counts[0]
@@ -207,7 +207,7 @@ def entry_of_masks(masks, counts, tables):
     return c * multiplier(counts, cells, tables.binom) + best, order
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def order_of_masks(masks, counts, tables):
     """The stabiliser order of the board of ``masks`` (1 unless its key's class is
     symmetric: then as :func:`entry_of_masks` finds it)."""
@@ -263,17 +263,71 @@ def board_at(entry, counts, tables, board, masks):
     return tables.class_stab[tables.class_off[k] + c]
 
 
+@njit(cache=True, inline="always")
+def masks_at(entry, counts, tables, masks):
+    """Write the cell sets of the board stored at ``entry`` into ``masks`` (``masks[k]``
+    kind k's cells, ``masks[0]`` the empty ones); returns the class's stabiliser (a
+    bitmask; 1: the identity alone). No board is written: the kit's kernels over masks."""
+    k = counts[0]
+    kinds = len(counts)
+    cells = tables.sym.shape[1]
+    m = multiplier(counts, cells, tables.binom)
+    c = entry // m
+    rest = entry % m
+    key = tables.class_rep[tables.class_off[k] + c]
+    free = cells - k
+    for j in range(1, kinds):
+        free -= counts[j]
+    for j in range(kinds - 1, 0, -1):  # digits of the mixed radix, from the last kind
+        free += counts[j]
+        radix = tables.binom[free, counts[j]]
+        masks[j + 1] = rest % radix
+        rest //= radix
+    masks[1] = key
+    taken = key
+    for j in range(1, kinds):
+        mask = squeezed_unrank(masks[j + 1], counts[j], taken, cells, tables.binom)
+        masks[j + 1] = mask
+        taken |= mask
+    masks[0] = ~taken & ((np.int64(1) << cells) - 1)
+    return tables.class_stab[tables.class_off[k] + c]
+
+
+@njit(cache=True, inline="always")
+def advance(masks, kinds, cells):
+    """Move ``masks`` (of entry e, from :func:`masks_at`) to entry e + 1 in place: the
+    last kind's cells to their next combination (colex) among the cells it may take.
+    False when that wraps (a carry to an earlier kind or to the next class: call
+    :func:`masks_at`); the class, so its stabiliser, stays the same when True."""
+    x = masks[kinds]
+    if x == 0:
+        return False
+    space = masks[0] | x
+    full = (np.int64(1) << cells) - 1
+    low = x & -x
+    y = (x | (full & ~space)) + low  # the carry runs over the lowest run (and holes)
+    if y >> cells:
+        return False
+    high = y & space
+    r = popcount(x) - popcount(high)
+    spare = space
+    for _ in range(r):
+        spare &= spare - 1
+    new = high | (space & ~spare)  # the r lowest cells of the space
+    masks[kinds] = new
+    masks[0] = space & ~new
+    return True
+
+
 @njit(cache=True)
 def canonical_entries(entries, counts, tables, out):
     """The canonical entry of the position stored at each of ``entries``."""
-    board = np.empty(tables.sym.shape[1], dtype=np.uint8)
     masks = np.empty(MAX_KINDS, dtype=np.int64)
     for i in range(len(entries)):
-        stab = board_at(entries[i], counts, tables, board, masks)
-        if stab == 1:
+        if masks_at(entries[i], counts, tables, masks) == 1:
             out[i] = entries[i]
         else:
-            out[i] = entry_of(board, counts, tables, masks)[0]
+            out[i] = entry_of_masks(masks, counts, tables)[0]
 
 
 @njit(cache=True)

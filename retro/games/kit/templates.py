@@ -12,6 +12,15 @@ Inside a game's module the names below resolve to the game's own jitted rules
 the module :mod:`retro.games.kit.numbering`, which :func:`instantiate` puts there.
 Only the function definitions and the ``_KIT_`` constants are compiled: nothing else
 of this file reaches the game's namespace.
+
+The kernels work on cell sets (``masks[k]``: the cells of stored kind k as bits,
+``masks[0]`` the empty cells), never on boards of bytes: a child is a row of masks
+(``row[0..kinds]``, then the child tier's extras). :func:`instantiate` binds
+``_kit_moves``, ``_kit_outcome`` and ``_kit_unmoves`` to the game's kernels when it
+writes them over masks (``kernels = "masks"``), or to the adapters below over its
+board kernels; and ``_kit_board_moves`` / ``_kit_board_outcome`` (what the Python
+``Position`` calls) the other way round. ``_KIT_KINDS`` and ``_KIT_EXTRAS`` (the
+game's stored kinds and extras) are set there too.
 """
 
 # ruff: noqa: F821 - moves, outcome, unmoves and kit_numbering live in the game's module
@@ -24,6 +33,7 @@ _KIT_ILLEGAL = -2  # outcome(): the board is no position
 _KIT_DUPLICATE = -3  # scan: a smaller entry holds the same position (protocol.DUPLICATE)
 _KIT_DRAWN = -4  # outcome(): finished, a draw
 _KIT_SPAN = 4096  # entries a parallel task scans
+_KIT_PART = 1024  # entries a parallel task undoes
 
 
 def _kit_finished(code, draw, invalid):
@@ -35,18 +45,116 @@ def _kit_finished(code, draw, invalid):
     return code
 
 
-def _kit_slot(slot_keys, counts_masks, out_row, cells, kinds):
-    """The slot of a child (its counts from ``counts_masks``, extras from ``out_row``
-    after the cells) among ``slot_keys``, or -1."""
+# --- between the two forms of a game's kernels ------------------------------------
+
+
+def _kit_board_of(masks, board, cells):
+    """``board[c]``: the kind on cell c of the cell sets ``masks``."""
+    for c in range(cells):
+        board[c] = 0
+    for k in range(1, _KIT_KINDS + 1):
+        m = masks[k]
+        while m:
+            board[kit_numbering.lowest_bit_index(m)] = k
+            m &= m - 1
+
+
+def _kit_row_of(row, cells, out):
+    """A child written as a board (cells, then extras) as a row of masks."""
+    for k in range(_KIT_KINDS + 1):
+        out[k] = 0
+    for c in range(cells):
+        out[row[c]] |= np.int64(1) << c
+    for x in range(_KIT_EXTRAS):
+        out[_KIT_KINDS + 1 + x] = row[cells + x]
+
+
+def _kit_moves_via_board(masks, tier, consts, out, scratch):
+    """``_kit_moves`` of a game whose ``moves`` reads a board (``scratch``: uint8
+    (max_moves + 1, cells + extras))."""
+    cells = scratch.shape[1] - _KIT_EXTRAS
+    last = scratch.shape[0] - 1
+    _kit_board_of(masks, scratch[last], cells)
+    n = moves(scratch[last], tier, consts, scratch[:last])
+    for i in range(n):
+        _kit_row_of(scratch[i], cells, out[i])
+    return n
+
+
+def _kit_unmoves_via_board(masks, tier, consts, out, scratch):
+    cells = scratch.shape[1] - _KIT_EXTRAS
+    last = scratch.shape[0] - 1
+    _kit_board_of(masks, scratch[last], cells)
+    n = unmoves(scratch[last], tier, consts, scratch[:last])
+    for i in range(n):
+        _kit_row_of(scratch[i], cells, out[i])
+    return n
+
+
+def _kit_outcome_via_board(masks, tier, consts, scratch):
+    cells = scratch.shape[1] - _KIT_EXTRAS
+    last = scratch.shape[0] - 1
+    _kit_board_of(masks, scratch[last], cells)
+    return outcome(scratch[last, :cells], tier, consts)
+
+
+def _kit_moves_of_masks(masks, tier, consts, out, scratch):
+    return moves(masks, tier, consts, out)
+
+
+def _kit_unmoves_of_masks(masks, tier, consts, out, scratch):
+    return unmoves(masks, tier, consts, out)
+
+
+def _kit_outcome_of_masks(masks, tier, consts, scratch):
+    return outcome(masks, tier, consts)
+
+
+def _kit_masks_of_board(board):
+    masks = np.zeros(kit_numbering.MAX_KINDS, dtype=np.int64)
+    for c in range(len(board)):
+        masks[board[c]] |= np.int64(1) << c
+    return masks
+
+
+def _kit_board_moves_via_masks(board, tier, consts, out):
+    """``moves`` over a board (cells, then children written as boards in ``out``) of a
+    game that writes its moves over masks."""
+    cells = len(board)
+    rows = np.empty((out.shape[0], _KIT_KINDS + 1 + _KIT_EXTRAS), dtype=np.int64)
+    n = moves(_kit_masks_of_board(board), tier, consts, rows)
+    for i in range(n):
+        for c in range(cells):
+            out[i, c] = 0
+        for k in range(1, _KIT_KINDS + 1):
+            m = rows[i, k]
+            while m:
+                out[i, kit_numbering.lowest_bit_index(m)] = k
+                m &= m - 1
+        for x in range(_KIT_EXTRAS):
+            out[i, cells + x] = rows[i, _KIT_KINDS + 1 + x]
+    return n
+
+
+def _kit_board_outcome_via_masks(board, tier, consts):
+    return outcome(_kit_masks_of_board(board), tier, consts)
+
+
+# --- the kernels ------------------------------------------------------------------
+
+
+def _kit_slot(slot_keys, out, m, kinds):
+    """The slot of a child (row ``m`` of ``out``: masks, then its extras) among
+    ``slot_keys``, or -1."""
     for s in range(slot_keys.shape[0]):
         same = True
         for j in range(kinds):
-            if slot_keys[s, j] != kit_numbering.popcount(counts_masks[j + 1]):
+            if slot_keys[s, j] != kit_numbering.popcount(out[m, j + 1]):
                 same = False
                 break
         if same:
             for j in range(kinds, slot_keys.shape[1]):
-                if slot_keys[s, j] != out_row[cells + j - kinds]:
+                if slot_keys[s, j] != out[m, j + 1]:
                     same = False
                     break
         if same:
@@ -66,42 +174,47 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
     counts = tier[:kinds]
     spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
     for s in prange(spans):
-        board = np.empty(cells, dtype=np.uint8)
-        out = np.empty((max_moves, out_width), dtype=np.uint8)
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         child_counts = np.empty(kinds, dtype=np.int64)
-        for e in range(first + s * _KIT_SPAN, min(first + (s + 1) * _KIT_SPAN, stop)):
+        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        lo = first + s * _KIT_SPAN
+        stab = 1
+        for e in range(lo, min(lo + _KIT_SPAN, stop)):
             i = e - first
             counts_out[i] = 0
             counter[i] = 0
+            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+                stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
-            stab = kit_numbering.board_at(e, counts, tables, board, masks)
             if stab != 1:
-                canonical, order = kit_numbering.entry_of(board, counts, tables, masks)
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
                 if canonical != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
-            code = outcome(board, tier, consts)
+            code = _kit_outcome(masks, tier, consts, scratch)
             if code != _KIT_OPEN:
                 finished[i] = _kit_finished(code, draw, invalid)
                 continue
             finished[i] = _KIT_OPEN
-            n = moves(board, tier, consts, out)
+            n = _kit_moves(masks, tier, consts, out, scratch)
             weight = 0
             k = 0
             for m in range(n):
-                kit_numbering.masks_of(out[m, :cells], kinds, masks)
-                slot = _kit_slot(slot_keys, masks, out[m], cells, kinds)
+                slot = _kit_slot(slot_keys, out, m, kinds)
                 if slot < 0:
                     bad[0] = e
                     continue
+                for x in range(kinds + 1):
+                    child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
                 if slot == 0:  # a move into the tier: only its weight counts
-                    weight += kit_numbering.order_of_masks(masks, child_counts, tables)
+                    weight += kit_numbering.order_of_masks(child, child_counts, tables)
                 else:
                     if k < width:
-                        entry = kit_numbering.entry_of_masks(masks, child_counts, tables)[0]
+                        entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
                         child_value[i * width + k] = children[slot - 1][entry]
                     k += 1
             counts_out[i] = k
@@ -118,33 +231,33 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
     played, swapped back, kept when it is of the tier and not finished."""
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    parts = (len(entries) + 255) // 256
-    for part in prange(parts):
-        board = np.empty(cells, dtype=np.uint8)
-        turned = np.empty(cells, dtype=np.uint8)
-        parent = np.empty(cells, dtype=np.uint8)
-        found = np.empty((max_moves, out_width), dtype=np.uint8)
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(part * 256, min((part + 1) * 256, len(entries))):
-            kit_numbering.board_at(entries[i], counts, tables, board, masks)
-            for c in range(cells):
-                turned[c] = swap[board[c]]
-            n = moves(turned, tier, consts, found)
+        turned = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        parent = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
+            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            turned[0] = masks[0]
+            for x in range(1, kinds + 1):
+                turned[swap[x]] = masks[x]
+            n = _kit_moves(turned, tier, consts, found, scratch)
             m = 0
             for j in range(n):
                 same = True
                 for x in range(kinds, len(tier)):
-                    if found[j, cells + x - kinds] != tier[x]:
+                    if found[j, x + 1] != tier[x]:
                         same = False
-                for c in range(cells):
-                    parent[c] = swap[found[j, c]]
-                kit_numbering.masks_of(parent, kinds, masks)
+                parent[0] = found[j, 0]
+                for x in range(1, kinds + 1):
+                    parent[swap[x]] = found[j, x]
                 for x in range(kinds):
-                    if kit_numbering.popcount(masks[x + 1]) != counts[x]:
+                    if kit_numbering.popcount(parent[x + 1]) != counts[x]:
                         same = False
-                if not same or outcome(parent, tier, consts) != _KIT_OPEN:
+                if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                out[i * width + m] = kit_numbering.entry_of_masks(masks, counts, tables)[0]
+                out[i * width + m] = kit_numbering.entry_of_masks(parent, counts, tables)[0]
                 m += 1
             counts_out[i] = m
 
@@ -154,19 +267,20 @@ def _kit_parents_own(entries, kinds, tier, consts, tables, width, out, counts_ou
     """Un-moves from the game's ``unmoves`` kernel (parents of the tier, not finished)."""
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    parts = (len(entries) + 255) // 256
-    for part in prange(parts):
-        board = np.empty(cells, dtype=np.uint8)
-        found = np.empty((max_moves, out_width), dtype=np.uint8)
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(part * 256, min((part + 1) * 256, len(entries))):
-            kit_numbering.board_at(entries[i], counts, tables, board, masks)
-            n = unmoves(board, tier, consts, found)
+        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
+            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            n = _kit_unmoves(masks, tier, consts, found, scratch)
             m = 0
             for j in range(n):
-                if outcome(found[j, :cells], tier, consts) != _KIT_OPEN:
+                for x in range(kinds + 1):
+                    masks[x] = found[j, x]
+                if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                out[i * width + m] = kit_numbering.entry_of(found[j, :cells], counts, tables, masks)[0]
+                out[i * width + m] = kit_numbering.entry_of_masks(masks, counts, tables)[0]
                 m += 1
             counts_out[i] = m
 
@@ -178,15 +292,14 @@ def _kit_parent_blocks(entries, kinds, tier, tables, swap, out):
     counts = tier[:kinds]
     k = counts[0]
     m = kit_numbering.multiplier(counts, cells, tables.binom)
-    for part in prange((len(entries) + 255) // 256):
-        board = np.empty(cells, dtype=np.uint8)
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(part * 256, min((part + 1) * 256, len(entries))):
-            kit_numbering.board_at(entries[i], counts, tables, board, masks)
-            key = 0
-            for c in range(cells):
-                if swap[board[c]] == 1:
-                    key |= np.int64(1) << c
+        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
+            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            key = np.int64(0)
+            for x in range(1, kinds + 1):
+                if swap[x] == 1:
+                    key |= masks[x]
             r = kit_numbering.colex_rank(key, tables.binom)
             out[i] = tables.combo_class[tables.combo_off[k] + r] * m
 
@@ -202,42 +315,49 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
     counts = tier[:kinds]
     spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
     for s in prange(spans):
-        board = np.empty(cells, dtype=np.uint8)
-        out = np.empty((max_moves, out_width), dtype=np.uint8)
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         child_counts = np.empty(kinds, dtype=np.int64)
-        for e in range(first + s * _KIT_SPAN, min(first + (s + 1) * _KIT_SPAN, stop)):
+        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        lo = first + s * _KIT_SPAN
+        stab = 1
+        held = -2  # the entry masks holds
+        for e in range(lo, min(lo + _KIT_SPAN, stop)):
             i = e - first
             if not fill:
                 counts_out[i] = 0
-                stab = kit_numbering.board_at(e, counts, tables, board, masks)
-                if stab != 1 and kit_numbering.entry_of(board, counts, tables, masks)[0] != e:
+            elif finished[i] != _KIT_OPEN:
+                continue
+            if held != e - 1 or not kit_numbering.advance(masks, kinds, cells):
+                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            held = e
+            if not fill:
+                if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables)[0] != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
-                code = outcome(board, tier, consts)
+                code = _kit_outcome(masks, tier, consts, scratch)
                 finished[i] = _KIT_OPEN if code == _KIT_OPEN else _kit_finished(code, draw, invalid)
                 if code == _KIT_OPEN:
-                    counts_out[i] = moves(board, tier, consts, out)
+                    counts_out[i] = _kit_moves(masks, tier, consts, out, scratch)
                 continue
-            if finished[i] != _KIT_OPEN:
-                continue
-            kit_numbering.board_at(e, counts, tables, board, masks)
-            n = moves(board, tier, consts, out)
+            n = _kit_moves(masks, tier, consts, out, scratch)
             at = starts[i]
             for m in range(n):
-                kit_numbering.masks_of(out[m, :cells], kinds, masks)
-                slot = _kit_slot(slot_keys, masks, out[m], cells, kinds)
+                slot = _kit_slot(slot_keys, out, m, kinds)
                 if slot < 0:
                     bad[0] = e
                     slot = 0
+                for x in range(kinds + 1):
+                    child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
                 child_slot[at + m] = slot
-                child_entry[at + m] = kit_numbering.entry_of_masks(masks, child_counts, tables)[0]
+                child_entry[at + m] = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
     return bad[0]
 
 
-def _kit_positions(kinds, tier, consts, tables, size):
+def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
     """The positions the tier's entries stand for, one side to move each: every
     symmetric image of each canonical entry that is a position."""
     cells = tables.sym.shape[1]
@@ -245,16 +365,20 @@ def _kit_positions(kinds, tier, consts, tables, size):
     symmetries = tables.sym.shape[0]
     total = 0
     for s in prange((size + _KIT_SPAN - 1) // _KIT_SPAN):
-        board = np.empty(cells, dtype=np.uint8)
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         here = 0
-        for e in range(s * _KIT_SPAN, min((s + 1) * _KIT_SPAN, size)):
+        lo = s * _KIT_SPAN
+        stab = 1
+        for e in range(lo, min(lo + _KIT_SPAN, size)):
+            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+                stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
-            if kit_numbering.board_at(e, counts, tables, board, masks) != 1:
-                canonical, order = kit_numbering.entry_of(board, counts, tables, masks)
+            if stab != 1:
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
                 if canonical != e:
                     continue
-            if outcome(board, tier, consts) != _KIT_ILLEGAL:
+            if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
                 here += symmetries // order
         total += here
     return total

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...bits import lowest_bit_index
 from ...errors import NotationError, SideError
 from ..kit import ILLEGAL, LOST, OPEN, WON, PieceGame, grid_lines, grid_neighbours, grid_squares
 from ..protocol import Side as SideBase
@@ -44,46 +45,35 @@ class Side(SideBase):
         return self.name.capitalize()
 
 
-@njit(cache=True)
-def outcome(board, tier, consts):
+@njit(cache=True, inline="always")
+def outcome(masks, tier, consts):
     """The mover (kind 2) or the other (kind 1) holds a winning pattern: won, lost."""
-    mine = theirs = 0
-    for c in range(len(board)):
-        mine |= np.int64(board[c] >> 1) << c
-        theirs |= np.int64(board[c] & 1) << c
     won = lost = False
     for line in consts[0]:
-        won |= mine & line == line
-        lost |= theirs & line == line
+        won |= masks[2] & line == line
+        lost |= masks[1] & line == line
     if won and lost:
         return ILLEGAL
     return WON if won else LOST if lost else OPEN
 
 
-@njit(cache=True)
-def moves(board, tier, consts, out):
+@njit(cache=True, inline="always")
+def moves(masks, tier, consts, out):
     """Drops while the mover has pieces in hand, else steps to an adjacent empty square;
     children from the opponent's view (the mover's pieces become kind 1)."""
-    cells = len(board)
-    turned = out[len(out) - 1]  # the last row: the board seen from the other side, copied into each child
-    for c in range(cells):
-        turned[c] = (board[c] << 1 | board[c] >> 1) & 3  # 1 <-> 2
+    empty, theirs, mine = masks[0], masks[1], masks[2]
     n = 0
-    for s in range(cells):
-        if tier[1] < consts[2]:  # a drop on s
-            if not board[s]:
-                for c in range(cells):
-                    out[n, c] = turned[c]
-                out[n, s] = 1
-                n += 1
-        elif board[s] == 2:
-            for t in range(cells):
-                if (consts[1][s] >> t) & 1 and not board[t]:
-                    for c in range(cells):
-                        out[n, c] = turned[c]
-                    out[n, s] = 0
-                    out[n, t] = 1
-                    n += 1
+    pieces = empty if tier[1] < consts[2] else mine  # a drop on an empty square, or a step
+    while pieces:
+        s = pieces & -pieces
+        to = s if tier[1] < consts[2] else consts[1][lowest_bit_index(s)] & empty
+        while to:
+            t = to & -to
+            moved = s ^ t if tier[1] >= consts[2] else s
+            out[n, 0], out[n, 1], out[n, 2] = empty ^ moved, mine ^ moved, theirs
+            n += 1
+            to ^= t
+        pieces ^= s
     return n
 
 
@@ -111,6 +101,7 @@ class Teeko(PieceGame):
     symmetries = 8
     max_moves = 32
     unmoves = "steps"
+    kernels = "masks"
     piece_kinds = {"B": {"side": "B", "shape": "disc", "name": "Black"},
                    "W": {"side": "W", "shape": "ring", "name": "White"}}
 

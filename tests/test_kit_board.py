@@ -23,9 +23,11 @@ def outcome(board, tier, consts):
         mine |= np.int64(board[c] >> 1) << c
         theirs |= np.int64(board[c] & 1) << c
     won = lost = False
-    for line in consts[0]:
-        won |= mine & line == line
-        lost |= theirs & line == line
+    for shape, starts in consts[0]:  # Teeko's patterns: a shape and the cells it starts on
+        for c in range(len(board)):
+            if (starts >> c) & 1:
+                won |= mine & (shape << c) == shape << c
+                lost |= theirs & (shape << c) == shape << c
     if won and lost:
         return ILLEGAL
     return WON if won else LOST if lost else OPEN

@@ -48,10 +48,15 @@ class Side(SideBase):
 @njit(cache=True, inline="always")
 def outcome(masks, tier, consts):
     """The mover (kind 2) or the other (kind 1) holds a winning pattern: won, lost."""
-    won = lost = False
-    for line in consts[0]:
-        won |= masks[2] & line == line
-        lost |= masks[1] & line == line
+    won = lost = 0
+    for shape, starts in consts[0]:  # a pattern's cells from its lowest, and where it may start
+        mine, theirs = starts, starts
+        while shape:
+            mine &= masks[2] >> lowest_bit_index(shape)
+            theirs &= masks[1] >> lowest_bit_index(shape)
+            shape &= shape - 1
+        won |= mine
+        lost |= theirs
     if won and lost:
         return ILLEGAL
     return WON if won else LOST if lost else OPEN
@@ -110,7 +115,12 @@ class Teeko(PieceGame):
         size, self.pieces, squares = VARIANTS[variant]
         self.rows = self.cols = size
         lines = grid_lines(size, size, self.pieces) + (grid_squares(size, size) if squares else [])
-        self.consts = (np.array(lines, dtype=np.int64), grid_neighbours(size, size), self.pieces)
+        shapes = {}  # a pattern's cells moved to start at cell 0 -> the cells it starts on
+        for line in lines:
+            low = line & -line
+            shapes[line // low] = shapes.get(line // low, 0) | low
+        self.consts = (np.array(list(shapes.items()), dtype=np.int64), grid_neighbours(size, size), self.pieces)
+        self.lines = lines
 
     def tiers(self) -> list:
         p = self.pieces
@@ -163,7 +173,7 @@ class Teeko(PieceGame):
         out = []
         for code, side in ((1, Side.BLACK), (2, Side.WHITE)):
             mask = sum(1 << c for c, v in enumerate(position.board) if v == code)
-            for line in self.consts[0].tolist():
+            for line in self.lines:
                 if mask & line == line:
                     out.append({"side": side.value,
                                 "points": [self.names[c] for c in range(len(position.board)) if line >> c & 1]})

@@ -72,6 +72,17 @@ from . import numbering
 LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
 
 _TEMPLATES = Path(__file__).with_name("templates.py")
+
+
+def _kit_digest() -> str:
+    """A digest of the kit's kernel sources. numba keys a cached kernel by its own
+    file's time stamp and bytecode, not by what it inlines: a kernel compiled into a
+    game's module would outlive a change of the kit's templates or numbering. The
+    digest goes into the kernels' names, so a changed kit compiles anew."""
+    digest = hashlib.sha256()
+    for path in (_TEMPLATES, Path(numbering.__file__)):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
              "_kit_expand", "_kit_positions"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
@@ -101,8 +112,10 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
     namespace["_KIT_KINDS"] = numbering.MAX_KINDS - 1 if kinds is None else kinds
     namespace["_KIT_EXTRAS"] = extras
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
+    digest = _kit_digest()
     for node in kept:
         if isinstance(node, ast.FunctionDef):
+            namespace[node.name].__qualname__ = f"{node.name}_{digest}"  # the cache file's name
             options = {"parallel": True} if node.name in _PARALLEL else {}
             if node.name in _INLINE:
                 options["inline"] = "always"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -26,13 +27,14 @@ def main() -> None:
     retro = [shutil.which("retro") or "retro"]
     warm = [*retro, "build", "--game", "teeko", "--variant", "4x4-3",
             "--out", str(folder / "warm.h5"), "--force", "--quiet"]
-    subprocess.run(warm, check=True)
+    subprocess.run(warm, check=True, stdout=subprocess.DEVNULL)  # stdout: the JSON only
     command = [*retro, "build", "--game", "teeko", "--out", str(out), "--force", "--quiet"]
     if args.variant:
         command[4:4] = ["--variant", args.variant]
     started = time.perf_counter()
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the larger build's
     from retro import games
     from retro.db.database import open_database
 
@@ -44,10 +46,13 @@ def main() -> None:
     finally:
         db.close()
     size = out.stat().st_size
+    if not args.out:
+        shutil.rmtree(folder)
     print(json.dumps({
         "game": game.full_name, "command": " ".join(["retro", *command[1:]]), "build_seconds": round(seconds, 2),
         "entries": entries, "positions": game.positions(), "entries_per_second": round(entries / seconds),
         "bytes_per_entry_on_disk": round(size / entries, 4), "file_bytes": size,
+        "peak_memory_bytes": peak,
         "tier_memory_estimate_bytes": max(game.tier_memory(t) for t in game.tiers()),
         "start": start,
     }, indent=2))

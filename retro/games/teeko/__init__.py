@@ -114,6 +114,9 @@ class Teeko(PieceGame):
         super().__init__(variant)
         size, self.pieces, squares = VARIANTS[variant]
         self.rows = self.cols = size
+        if variant:
+            self.description = (f"{self.pieces} pieces each dropped then stepped on a {size}x{size} board; "
+                                f"{self.pieces} in a row{' or a square' if squares else ''} wins")
         lines = grid_lines(size, size, self.pieces) + (grid_squares(size, size) if squares else [])
         shapes = {}  # a pattern's cells moved to start at cell 0 -> the cells it starts on
         for line in lines:
@@ -158,7 +161,7 @@ class Teeko(PieceGame):
         elif position.side is not (Side.BLACK if black == white else Side.WHITE):
             expected = Side.BLACK if black == white else Side.WHITE
             raise SideError(f"{position.side.title} is not to move: Black has {black} pieces and White "
-                            f"{white}, so {expected.title} is")
+                            f"{white}, so {expected.title} moves next")
         if position._outcome() == ILLEGAL:
             raise NotationError("both players have a winning pattern: not a position")
 

@@ -218,7 +218,7 @@ class Board:
             return f"{game.title} {self.size}\u00d7{self.size}"
         if game.short_name != game.full_name:
             return game.short_name
-        return game.title
+        return f"{game.title} {game.variant}" if game.variant else game.title  # Teeko 4x4
 
     def start(self):
         """The start of the game, or None when the database (an endgame database, or a

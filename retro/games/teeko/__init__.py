@@ -125,6 +125,10 @@ class Teeko(PieceGame):
         self.consts = (np.array(list(shapes.items()), dtype=np.int64), grid_neighbours(size, size), self.pieces)
         self.lines = lines
 
+    @property
+    def short_name(self) -> str:
+        return f"{self.title} {self.rows}\u00d7{self.cols}" + (f", {self.pieces} pieces" if self.pieces != 4 else "")
+
     def tiers(self) -> list:
         p = self.pieces
         return [(p, p)] + [t for k in range(p - 1, -1, -1) for t in ((k + 1, k), (k, k))]

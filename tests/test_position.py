@@ -221,7 +221,19 @@ def test_every_position_constructor_takes_ints_only(game):
 
     start = game.start()
     numbers = [f.name for f in dataclasses.fields(start) if type(getattr(start, f.name)) is int]
-    assert len(numbers) >= 2  # the bitboards at least
+    cells = [f.name for f in dataclasses.fields(start)  # a kit game's board: a tuple of ints
+             if isinstance(getattr(start, f.name), tuple) and getattr(start, f.name)
+             and all(type(v) is int for v in getattr(start, f.name))]
+    assert len(numbers) >= 2 or cells  # the bitboards at least, or the cells
+    for name in cells:
+        board = getattr(start, name)
+        for wrong in (float(board[0]), str(board[0]), bool(board[0]), None):
+            with pytest.raises(TypeError, match=f"^the {name} of a position must hold ints, not "
+                                                f"{type(wrong).__name__}$"):
+                dataclasses.replace(start, **{name: (wrong,) + board[1:]})
+        same = dataclasses.replace(start, **{name: tuple(np.int64(v) for v in board)})
+        assert same == start and all(type(v) is int for v in getattr(same, name))
+        assert str(same) == str(start) and hash(same) == hash(start)
     for name in numbers:
         value = getattr(start, name)
         for wrong in (float(value), str(value), bool(value), None):

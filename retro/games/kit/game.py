@@ -169,6 +169,14 @@ class Position:
     def __post_init__(self) -> None:
         if not isinstance(self.side, self.game.sides):
             raise SideError(f"side to move must be a {self.game.title} Side, not {self.side!r}")
+        # ints only, as every game's positions (protocol: whole_numbers): a 1.0 or a True
+        # would print wrong and break the jitted rules; numpy integers become ints
+        if not isinstance(self.board, (tuple, list, np.ndarray)):
+            raise TypeError(f"the board of a position must be a tuple of ints, not {type(self.board).__name__}")
+        for value in self.board:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"the board of a position must hold ints, not {type(value).__name__}")
+        object.__setattr__(self, "board", tuple(int(v) for v in self.board))
         self.game.check(self)
 
     def __str__(self) -> str:

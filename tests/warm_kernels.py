@@ -30,7 +30,7 @@ PARTS = {
         "solve --db {d}/n3.h5 W 3 3 ... ... ... ...... ... ... ...",
         "solve --method dfpn M XXXO XXXX XXOX OXXX",
     ],
-    "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race; alpha-beta
+    "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race, Teeko; alpha-beta
         "build --board 4 --out {d}/m4.h5",
         "verify {d}/m4.h5",
         "analyze {d}/m4.h5",
@@ -46,6 +46,11 @@ PARTS = {
         "verify {d}/race.h5",
         "analyze {d}/race.h5",
         "probe --db {d}/race.h5 P1 a1 d1 d4 a4",
+        # the kit's kernels, compiled into Teeko's module (every variant shares them)
+        "build --game teeko --variant 4x4-3 --out {d}/teeko.h5",
+        "verify {d}/teeko.h5",
+        "analyze {d}/teeko.h5",
+        "probe --db {d}/teeko.h5 B .... .... .... ....",
     ],
 }
 

@@ -165,6 +165,7 @@ class Position:
     game: Any = field(compare=False, repr=False, hash=False)
     side: Any
     board: tuple
+    hand: tuple = ()  # the game's extras from no side's view (Dōbutsu shōgi: pieces in hand)
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, self.game.sides):
@@ -180,10 +181,7 @@ class Position:
         self.game.check(self)
 
     def __str__(self) -> str:
-        chars = "." + "".join(self.game.piece_kinds)
-        cols = self.game.cols
-        cells = "".join(chars[v] for v in self.board)
-        return " ".join([self.side.letter] + [cells[r:r + cols] for r in range(0, len(cells), cols)])
+        return self.game.position_text(self)
 
     def __repr__(self) -> str:
         return f"{type(self.game).__name__}.parse({str(self)!r})"
@@ -196,7 +194,8 @@ class Position:
         return int(self.game.rules_module._kit_board_outcome(stored, np.array(tier, dtype=np.int64), self.game.consts))
 
     def is_over(self) -> bool:
-        return self._outcome() != OPEN
+        code = self._outcome()
+        return code != OPEN and code < 2  # a value outcome() knows (2 or more): play goes on
 
     def winner(self):
         code = self._outcome()
@@ -241,7 +240,7 @@ class Position:
             board = [0] * len(self.board)
             for cell, v in enumerate(self.board):
                 board[int(sym[g, cell])] = v
-            out.append(Position(self.game, self.side, tuple(board)))
+            out.append(Position(self.game, self.side, tuple(board), self.hand))
         return out
 
 
@@ -329,10 +328,17 @@ class PieceGame(GridGame):
         t = self.types
         return np.array([0] + [k + t for k in range(1, t + 1)] + [k for k in range(1, t + 1)], dtype=np.uint8)
 
+    turn: ClassVar[np.ndarray | None] = None  # cells seen from side 1: turn[c] (None: as they are)
+
     def view(self, position: Position) -> tuple[np.ndarray, tuple]:
-        """The board from the side to move's view, and its tier."""
+        """The board from the side to move's view (``turn``ed for side 1), and its part
+        (the tier's counts and extras: the tier itself when tiers have one part)."""
         view = self._views[0][position.side.code]
         board = view[np.array(position.board, dtype=np.int64)].astype(np.uint8)
+        if self.turn is not None and position.side.code == 1:
+            turned = np.empty_like(board)
+            turned[self.turn] = board
+            board = turned
         return board, self.tier_of_board(board, position)
 
     def tier_of_board(self, board: np.ndarray, position: Position | None = None) -> tuple:
@@ -340,11 +346,51 @@ class PieceGame(GridGame):
         return tuple(int(c) for c in counts) + self.extras_of(position)
 
     def extras_of(self, position) -> tuple:
+        """The extras of ``position``'s part, from its side to move's view."""
+        return ()
+
+    def hand_of(self, extras, side) -> tuple:
+        """A Position's ``hand`` from a row's extras seen by ``side`` (to move)."""
         return ()
 
     def position_of(self, row: np.ndarray, side) -> Position:
-        codes = self._views[1][side.code][row[:self.cells_count]]
-        return Position(self, side, tuple(int(v) for v in codes))
+        cells = row[:self.cells_count]
+        if self.turn is not None and side.code == 1:
+            cells = cells[self.turn]
+        codes = self._views[1][side.code][cells]
+        return Position(self, side, tuple(int(v) for v in codes),
+                        self.hand_of(tuple(int(x) for x in row[self.cells_count:]), side))
+
+    # --- parts: a tier made of several count tuples (moves between them both ways) ----
+
+    def parts(self, tier) -> tuple:
+        """The count tuples (with extras) whose numberings, one after the other, make the
+        tier's entries: the tier itself, unless a game's tiers hold several (Dōbutsu
+        shōgi: every spread of its pieces over the board and the hands is one tier,
+        since captures and drops move pieces both ways)."""
+        return (tuple(tier),)
+
+    def tier_of_part(self, part) -> tuple:
+        return tuple(part)
+
+    def _part_offsets(self, tier) -> tuple[tuple, np.ndarray, dict]:
+        """The tier's parts, where each starts (and the end), and part -> its number."""
+        cache = self.__dict__.setdefault("_offsets_cache", {})
+        key = tuple(tier)
+        if key not in cache:
+            parts = tuple(tuple(p) for p in self.parts(tier))
+            sizes = [int(numbering.tier_size(np.array(p[:self.kinds], dtype=np.int64), self.tables))
+                     for p in parts]
+            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            cache[key] = (parts, offsets, {p: i for i, p in enumerate(parts)})
+        return cache[key]
+
+    def _part_at(self, tier, entry: int) -> tuple[tuple, int]:
+        """The part holding ``entry`` of the tier, and the entry within that part."""
+        parts, offsets, _ = self._part_offsets(tier)
+        i = int(np.searchsorted(offsets, entry, side="right")) - 1
+        return parts[i], int(entry - offsets[i])
 
     def move_text(self, before: Position, after: Position) -> str:
         """A move's text from the cells it changed: the cells the mover left, then those
@@ -359,12 +405,19 @@ class PieceGame(GridGame):
 
     @cached_property
     def tables(self) -> numbering.Tables:
-        return numbering.tables(self.symmetry, max(t[0] for t in self.tiers()))
+        return numbering.tables(self.symmetry, max(p[0] for t in self.tiers() for p in self.parts(t)))
 
     def _tier_array(self, tier) -> np.ndarray:
         return np.array(tier, dtype=np.int64)
 
     # --- notation ---------------------------------------------------------------
+
+    def position_text(self, position: Position) -> str:
+        """The side's letter, then the rows from row 1 (``.`` an empty cell)."""
+        chars = "." + "".join(self.piece_kinds)
+        cells = "".join(chars[v] for v in position.board)
+        cols = self.cols
+        return " ".join([position.side.letter] + [cells[r:r + cols] for r in range(0, len(cells), cols)])
 
     def parse(self, text: str) -> Position:
         if not isinstance(text, str):
@@ -453,7 +506,7 @@ class PieceGame(GridGame):
     # --- tiers ------------------------------------------------------------------
 
     def tier_size(self, tier) -> int:
-        return int(numbering.tier_size(self._tier_array(tier)[:self.kinds], self.tables))
+        return int(self._part_offsets(tier)[1][-1])
 
     def tier_memory(self, tier) -> int:
         """The un-move solver's peak: about ``bytes_per_entry`` bytes an entry (values,
@@ -473,9 +526,10 @@ class PieceGame(GridGame):
         on disk once per machine (keyed by the game's source and the kit's version)."""
         cache = self.__dict__.setdefault("_positions_cache", self._read_positions())
         if tier not in cache:
-            one_side = self.rules_module._kit_positions(self.kinds, self._tier_array(tier), self.consts,
-                                                        self.tables, self.tier_size(tier),
-                                                        self.cells_count + self.extras, self.max_moves)
+            parts, offsets, _ = self._part_offsets(tier)
+            one_side = sum(int(self.rules_module._kit_positions(
+                self.kinds, self._tier_array(part), self.consts, self.tables, int(offsets[i + 1] - offsets[i]),
+                self.cells_count + self.extras, self.max_moves)) for i, part in enumerate(parts))
             cache[tier] = int(one_side) * len(self.sides_of(tier))
             self._write_positions(cache)
         return cache[tier]
@@ -505,30 +559,44 @@ class PieceGame(GridGame):
             pass
 
     def tier_of(self, position: Position):
-        return self.view(position)[1]
+        return self.tier_of_part(self.view(position)[1])
 
     def index(self, position: Position) -> int:
-        board, tier = self.view(position)
+        board, part = self.view(position)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
-        return int(numbering.entry_of(board, self._tier_array(tier)[:self.kinds], self.tables, masks)[0])
+        _, offsets, number = self._part_offsets(self.tier_of_part(part))
+        entry = numbering.entry_of(board, self._tier_array(part)[:self.kinds], self.tables, masks)[0]
+        return int(offsets[number[tuple(part)]] + entry)
 
     def position_at(self, tier, entry: int) -> Position | None:
         """The position stored at ``entry``, with the first of the tier's sides to move
         (None for a duplicate entry or a board that is no position)."""
-        counts = self._tier_array(tier)[:self.kinds]
+        part, entry = self._part_at(tier, int(entry))
+        counts = self._tier_array(part)[:self.kinds]
         board = np.empty(self.cells_count, dtype=np.uint8)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         numbering.board_at(int(entry), counts, self.tables, board, masks)
         if int(numbering.entry_of(board, counts, self.tables, masks)[0]) != entry:
             return None
-        if self.rules_module._kit_board_outcome(board, self._tier_array(tier), self.consts) == ILLEGAL:
+        if self.rules_module._kit_board_outcome(board, self._tier_array(part), self.consts) == ILLEGAL:
             return None
-        return self.position_of(board, self.sides.from_code(self.sides_of(tier)[0]))
+        row = np.concatenate([board, np.array(part[self.kinds:], dtype=np.uint8)])
+        return self.position_of(row, self.sides.from_code(self.sides_of(tier)[0]))
 
     def canonical_entries(self, tier, entries: np.ndarray) -> np.ndarray:
+        entries = np.ascontiguousarray(entries, dtype=np.int64)
         out = np.empty(len(entries), dtype=np.int64)
-        numbering.canonical_entries(np.ascontiguousarray(entries, dtype=np.int64),
-                                    self._tier_array(tier)[:self.kinds], self.tables, out)
+        parts, offsets, _ = self._part_offsets(tier)
+        if len(parts) == 1:
+            numbering.canonical_entries(entries, self._tier_array(tier)[:self.kinds], self.tables, out)
+            return out
+        which = np.searchsorted(offsets, entries, side="right") - 1
+        for i in np.unique(which):
+            here = which == i
+            local = np.empty(int(here.sum()), dtype=np.int64)
+            numbering.canonical_entries(entries[here] - offsets[i], self._tier_array(parts[i])[:self.kinds],
+                                        self.tables, local)
+            out[here] = local + offsets[i]
         return out
 
     def symmetry_classes(self, tier) -> np.ndarray:
@@ -541,12 +609,19 @@ class PieceGame(GridGame):
 
     def _expansion(self, tier, first: int, stop: int):
         slots = (tuple(tier), *self.child_tiers(tier))
+        if any(len(self.parts(s)) > 1 for s in slots):
+            return self._expansion_of_parts(tier, first, stop)
         keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
+        return (slots, *self._expansion_of(tier, keys, first, stop))
+
+    def _expansion_of(self, part, keys, first: int, stop: int):
+        """Entries ``first..stop-1`` of ``part`` (one numbering): finished values, where
+        each one's children start, and each child's row in ``keys`` and entry there."""
         n = stop - first
         dtype = self.value_dtype
         finished = np.empty(n, dtype=np.int64)
         counts = np.empty(n, dtype=np.int64)
-        args = (self.kinds, self._tier_array(tier), self.consts, self.tables, keys)
+        args = (self.kinds, self._tier_array(part), self.consts, self.tables, keys)
         width = self.cells_count + self.extras
         none = np.empty(0, dtype=np.int64)
         self.rules_module._kit_expand(first, stop, *args, finished, counts, none, none, none,
@@ -559,9 +634,35 @@ class PieceGame(GridGame):
                                      child_entry, draw_value(dtype), not_a_position(dtype),
                                      self.max_moves, width, True)
         if bad >= 0:
-            raise ValueError(f"{self.full_name}: entry {bad} of {self.tier_name(tier)} has a move "
-                             "into a tier not among its child tiers")
-        return slots, finished, starts, child_slot, child_entry
+            raise ValueError(f"{self.full_name}: entry {bad} of {self.tier_name(self.tier_of_part(part))} "
+                             "has a move into a tier not among its child tiers")
+        return finished, starts, child_slot, child_entry
+
+    def _expansion_of_parts(self, tier, first: int, stop: int):
+        """:meth:`_expansion` of a tier of several parts, part by part: each child's part
+        is found among every part of the tier and of its child tiers (a row of keys
+        each), then turned into its tier's slot and entry."""
+        slots = (tuple(tier), *self.child_tiers(tier))
+        rows, slot_of, offset_of = [], [], []
+        for slot, key in enumerate(slots):
+            parts, offsets, _ = self._part_offsets(key)
+            rows += parts
+            slot_of += [slot] * len(parts)
+            offset_of += [int(o) for o in offsets[:-1]]
+        keys = np.array(rows, dtype=np.int64).reshape(len(rows), -1)
+        slot_of, offset_of = np.array(slot_of, dtype=np.int64), np.array(offset_of, dtype=np.int64)
+        parts, offsets, _ = self._part_offsets(tier)
+        pieces = []
+        for i, part in enumerate(parts):
+            lo, hi = max(first, int(offsets[i])), min(stop, int(offsets[i + 1]))
+            if lo < hi:
+                finished, starts, row, entry = self._expansion_of(part, keys, lo - int(offsets[i]),
+                                                                  hi - int(offsets[i]))
+                pieces.append((finished, np.diff(starts), slot_of[row], entry + offset_of[row]))
+        starts = np.zeros(stop - first + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([p[1] for p in pieces]), out=starts[1:])
+        return (slots, np.concatenate([p[0] for p in pieces]), starts,
+                np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]))
 
     def expand(self, tier) -> Expansion:
         """The explicit expansion: values from the mover's view (one side, code 0);
@@ -580,8 +681,8 @@ class PieceGame(GridGame):
                          child_slot, child_entry)
 
     def tier_kernels(self, tier, children: dict) -> TierKernels | None:
-        if self.loopy(tier) and self.unmoves is None:
-            return None  # no un-moves: the explicit solver
+        if (self.loopy(tier) and self.unmoves is None) or len(self.parts(tier)) > 1:
+            return None  # no un-moves, or a tier of several parts: the explicit solver
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
         keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)

@@ -284,8 +284,9 @@ class PieceGame(GridGame):
     @property
     def rules_module(self):
         """The module holding the game's jitted rules (the kit's kernels are compiled there)."""
-        module = sys.modules[type(self).__module__]
-        instantiate(module, self.kinds, self.extras, self.kernels)
+        module = next((sys.modules[c.__module__] for c in type(self).__mro__
+                       if hasattr(sys.modules[c.__module__], "moves")), sys.modules[type(self).__module__])
+        instantiate(module, self.kinds, self.extras, self.kernels)  # a subclass elsewhere: its base's rules
         return module
 
     @property

@@ -1,0 +1,312 @@
+"""Dōbutsu shōgi (Madoka Kitao, 2008), strongly solved: every legal position.
+
+A 3×4 board, columns a→c from sente's left, ranks 1→4 from sente's back rank. Each
+side has a lion (one step in the 8 directions), a giraffe (one step orthogonally), an
+elephant (one step diagonally) and a chick (one step forward); a chick that moves onto
+the far rank becomes a hen (one step orthogonally or diagonally forward). Sente moves
+first. A piece taken goes to the captor's hand (a hen as a chick) and may be dropped,
+as a move, on any empty square. Choices, as Tetsuro Tanaka's solution (2009) makes them:
+
+* a chick may be dropped on the far rank; there it never moves and never promotes
+  (only a chick that *moves* onto the far rank promotes, and it must);
+* the Try is checked one ply on: a lion that moves onto the far rank wins if it is
+  still there when its side is to move again; so a position whose side to move has
+  its lion on the far rank is won (0 plies), and until then the opponent may take it;
+* taking the lion wins: a position where the side to move can take the other lion is
+  won in 1 ply (the kernel says so without looking at the moves, ``outcome`` = 3);
+* a side with no legal move loses; endless play is a draw (no repetition rule).
+
+Every spread of the pieces over the board and the hands is a legal position (a chick
+on its far rank included). The game is one loopy tier (captures and drops move pieces
+both ways): its parts are the spreads of the pieces (counts on the board by owner and
+kind, hands), each numbered by the kit with the other lion as the key and the
+left-right mirror as the symmetry. Values are from the side to move's view; the board
+is stored turned 180° for gote (``turn``), so the mover always plays up the board.
+
+Notation: ``S gle -c- -C- ELG -``: the side to move (``S`` sente, ``G`` gote), the
+ranks from 4 (gote's back rank) to 1, upper case sente's pieces, lower case gote's
+(L lion, G giraffe, E elephant, C chick, H hen, ``-`` empty), then the hands (``-``
+none, else the letters: ``Cg`` sente holds a chick, gote a giraffe). Moves: ``b2-b3``
+(from, to; promotion is implied) and drops ``C*b2``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from itertools import product
+
+import numpy as np
+from numba import njit
+
+from ...errors import MoveSyntaxError, NotationError, RowCountError, RowLengthError, SideError, UnknownCharacterError, quoted
+from ..kit import ILLEGAL, LOST, OPEN, WON, Move, PieceGame, Position
+from ..notation import invisible_character, tidy_move
+from ..protocol import Side as SideBase
+
+LION, GIRAFFE, ELEPHANT, CHICK, HEN = 1, 2, 3, 4, 5  # types; stored kind t (other's), t + 5 (mover's)
+STEPS = {LION: [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc],
+         GIRAFFE: [(1, 0), (-1, 0), (0, 1), (0, -1)], ELEPHANT: [(1, 1), (1, -1), (-1, 1), (-1, -1)],
+         CHICK: [(1, 0)], HEN: [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1)]}
+
+
+class Side(SideBase):
+    """Sente moves first."""
+
+    SENTE = "S"
+    GOTE = "G"
+
+    @property
+    def letter(self) -> str:
+        return self.value
+
+    @property
+    def title(self) -> str:
+        return self.name.capitalize()
+
+
+@njit(cache=True, inline="always")
+def outcome(board, tier, consts):
+    """Lost without a lion; won with the lion on the far rank (the Try, one ply on);
+    3 (won in 1 ply) when the other lion can be taken."""
+    mine = theirs = -1
+    for c in range(12):
+        if board[c] == 6:
+            mine = c
+        elif board[c] == 1:
+            theirs = c
+    if theirs < 0:
+        return ILLEGAL
+    if mine < 0:
+        return LOST
+    if mine >= 9:
+        return WON
+    for c in range(12):
+        if board[c] > 5 and consts[0][board[c] - 5, c] >> theirs & 1:
+            return 3
+    return OPEN
+
+
+@njit(cache=True, inline="always")
+def moves(board, tier, consts, out):
+    """Steps and drops of the mover (kinds 6..10); children turned 180° (the next mover
+    plays up the board), hands after the cells: the next mover's G E C, then the other's."""
+    n = 0
+    for c in range(12):
+        k = board[c]
+        if k < 6:
+            continue
+        to = consts[0][k - 5, c]
+        while to:
+            d = 0
+            while not (to >> d) & 1:
+                d += 1
+            to &= to - 1
+            taken = board[d]
+            if taken > 5:
+                continue
+            for x in range(12):
+                v = board[x]
+                out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
+            out[n, 11 - c] = 0
+            out[n, 11 - d] = (HEN if k == 9 and d >= 9 else k - 5)
+            for x in range(3):
+                out[n, 12 + x] = tier[13 + x]
+                out[n, 15 + x] = tier[10 + x]
+            if 1 < taken:
+                out[n, 15 + (taken - 2 if taken < 5 else 2)] += 1
+            n += 1
+    for h in range(3):
+        if tier[10 + h] == 0:
+            continue
+        for d in range(12):
+            if board[d]:
+                continue
+            for x in range(12):
+                v = board[x]
+                out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
+            out[n, 11 - d] = 2 + h
+            for x in range(3):
+                out[n, 12 + x] = tier[13 + x]
+                out[n, 15 + x] = tier[10 + x]
+            out[n, 15 + h] -= 1
+            n += 1
+    return n
+
+
+def _spreads(count: int, places: int):
+    return [s for s in product(range(count + 1), repeat=places) if sum(s) == count]
+
+
+MATERIALS = {"": (2, 2, 2)}  # giraffes, elephants, chicks (hens included) in the game
+
+
+class Dobutsu(PieceGame):
+    """Dōbutsu shōgi (see the module docstring)."""
+
+    name = "dobutsu"
+    title = "Dōbutsu shōgi"
+    family = "dobutsu"
+    description = "3x4 shogi for children: lion, giraffe, elephant, chick; captures go to hand"
+    rules = ("Sente moves first. Lion: one step any way; giraffe: orthogonally; elephant: diagonally; "
+             "chick: forward, promoting to a hen (orthogonal or diagonally forward) on the far rank. "
+             "Captured pieces go to the captor's hand (a hen as a chick) and may be dropped on any "
+             "empty square. Taking the lion wins, as does a lion on the far rank that survives the "
+             "opponent's reply (the Try); endless play is a draw.")
+    notation = ("Positions are written like 'S gle -c- -C- ELG -': the side to move (S or G), the ranks "
+                "from gote's back rank to sente's (upper case sente's pieces, lower case gote's: L lion, "
+                "G giraffe, E elephant, C chick, H hen, - empty), then the hands (- or letters such as "
+                "Cg). Moves: 'b2-b3', drops 'C*b2' (columns a-c from sente's left, ranks 1-4 from sente's).")
+    references = ({"title": "Dōbutsu shōgi (Wikipedia)", "url": "https://en.wikipedia.org/wiki/D%C5%8Dbutsu_sh%C5%8Dgi"},
+                  {"title": "T. Tanaka, An analysis of a board game 'Doubutsu Shogi' (2009)",
+                   "url": "https://ipsj.ixsq.nii.ac.jp/ej/?action=repository_uri&item_id=66244"})
+    sides = Side
+    variants = tuple(MATERIALS)
+    symmetries = 2
+    rows, cols = 4, 3
+    max_moves = 64
+    extras = 6
+    piece_kinds = {ch: {"side": side, "shape": name.lower(), "name": name}
+                   for side, letters in (("S", "LGECH"), ("G", "lgech"))
+                   for ch, name in zip(letters, ("Lion", "Giraffe", "Elephant", "Chick", "Hen"))}
+    turn = np.arange(11, -1, -1)
+
+    def __init__(self, variant: str = "") -> None:
+        super().__init__(variant)
+        self.material = MATERIALS[variant] if variant in MATERIALS else tuple(int(x) for x in variant.split("-"))
+        attacks = np.zeros((6, 12), dtype=np.int64)
+        for t, steps in STEPS.items():
+            for c in range(12):
+                r, f = divmod(c, 3)
+                for dr, df in steps:
+                    if 0 <= r + dr < 4 and 0 <= f + df < 3:
+                        attacks[t, c] |= 1 << ((r + dr) * 3 + f + df)
+        self.consts = (attacks,)
+
+    @cached_property
+    def symmetry(self) -> np.ndarray:
+        return np.array([list(range(12)), [r * 3 + 2 - f for r in range(4) for f in range(3)]], dtype=np.int64)
+
+    # --- tiers: one, of a part per spread of the pieces ---------------------------
+
+    def tiers(self) -> list:
+        return [self.material]
+
+    def child_tiers(self, tier) -> tuple:
+        return ()
+
+    def loopy(self, tier) -> bool:
+        return True
+
+    def tier_name(self, tier) -> str:
+        return "all"
+
+    def parts(self, tier) -> tuple:
+        g, e, c = tier
+        out = []
+        for gs, es, cs in product(_spreads(g, 4), _spreads(e, 4), _spreads(c, 6)):
+            # board: other's L G E C H, mover's L G E C H; hands: mover's G E C, other's G E C
+            out.append((1, gs[0], es[0], cs[0], cs[1], 1, gs[1], es[1], cs[2], cs[3],
+                        gs[2], es[2], cs[4], gs[3], es[3], cs[5]))
+        return tuple(out)
+
+    def tier_of_part(self, part) -> tuple:
+        return (part[1] + part[6] + part[10] + part[13], part[2] + part[7] + part[11] + part[14],
+                part[3] + part[4] + part[8] + part[9] + part[12] + part[15])
+
+    # --- positions and notation ---------------------------------------------------
+
+    def extras_of(self, position) -> tuple:
+        hand = position.hand
+        return hand if position.side.code == 0 else hand[3:] + hand[:3]
+
+    def hand_of(self, extras, side) -> tuple:
+        return tuple(extras) if side.code == 0 else tuple(extras[3:]) + tuple(extras[:3])
+
+    def start(self) -> Position:
+        return self.parse("S gle -c- -C- ELG -")
+
+    def position_text(self, position) -> str:
+        chars = "-" + "".join(self.piece_kinds)
+        ranks = ["".join(chars[v] for v in position.board[r * 3:r * 3 + 3]) for r in (3, 2, 1, 0)]
+        hand = "".join(letter * n for letter, n in zip("GECgec", position.hand))
+        return " ".join([position.side.letter, *ranks, hand or "-"])
+
+    def parse(self, text: str) -> Position:
+        if not isinstance(text, str):
+            raise NotationError(f"a position must be text, not {type(text).__name__}")
+        tokens = re.split(r"[\s_/,]+", text.strip())
+        if not tokens or tokens[0].upper() not in ("S", "G"):
+            raise SideError(f"unknown side to move {quoted(tokens[0] if tokens else '')}: expected S or G")
+        side = Side(tokens[0].upper())
+        ranks, hand = tokens[1:5], tokens[5:]
+        invisible = invisible_character(tokens[1:])
+        if invisible is not None:
+            raise UnknownCharacterError(f"unknown character {quoted(invisible[1])} in row {invisible[0]}: "
+                                        "use L G E C H, l g e c h or -")
+        if len(ranks) != 4 or len(hand) > 1:
+            raise RowCountError(f"{len(tokens) - 1} groups: a Dōbutsu shōgi position has 4 ranks of 3 "
+                                "squares, then the hands (- for none)")
+        chars = "-" + "".join(self.piece_kinds)
+        board = [0] * 12
+        for number, rank in enumerate(ranks):
+            if len(rank) != 3:
+                raise RowLengthError(f"rank {4 - number} has {len(rank)} squares: a rank has 3")
+            for f, ch in enumerate(rank):
+                if ch not in chars:
+                    raise UnknownCharacterError(f"unknown character {quoted(ch)} in row {number + 1}: "
+                                                "use L G E C H, l g e c h or -")
+                board[(3 - number) * 3 + f] = chars.index(ch)
+        held = [0] * 6
+        for ch in (hand[0] if hand and hand[0] != "-" else ""):
+            if ch not in "GECgec":
+                raise UnknownCharacterError(f"unknown piece {quoted(ch)} in hand: use G E C, g e c")
+            held["GECgec".index(ch)] += 1
+        return Position(self, side, tuple(board), tuple(held))
+
+    def check(self, position) -> None:
+        board, hand = position.board, position.hand
+        if len(board) != 12 or len(hand) != 6:
+            raise NotationError("a Dōbutsu shōgi position has 12 squares and two hands of 3 counts")
+        lions = [board.count(1), board.count(6)]
+        if lions[position.side.other.code] != 1 or lions[position.side.code] > 1:
+            raise NotationError(f"sente has {lions[0]} lions and gote {lions[1]}: each has one "
+                                "(the side to move none once its lion is taken)")
+        have = (board.count(2) + board.count(7) + hand[0] + hand[3],
+                board.count(3) + board.count(8) + hand[1] + hand[4],
+                sum(board.count(k) for k in (4, 5, 9, 10)) + hand[2] + hand[5])
+        if have != self.material:
+            raise NotationError(f"{have[0]} giraffes, {have[1]} elephants and {have[2]} chicks or hens: "
+                                f"the game has {self.material[0]}, {self.material[1]} and {self.material[2]}")
+
+    def move_text(self, before, after) -> str:
+        mine = range(1, 6) if before.side.code == 0 else range(6, 11)
+        left = [c for c in range(12) if before.board[c] in mine and after.board[c] != before.board[c]]
+        took = [c for c in range(12) if after.board[c] in mine and after.board[c] != before.board[c]]
+        if left:
+            return f"{self.names[left[0]]}-{self.names[took[0]]}"
+        return f"{'LGECH'[(after.board[took[0]] - 1) % 5]}*{self.names[took[0]]}"
+
+    def parse_move(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"a move must be text like 'b2-b3' or 'C*b2', not {type(text).__name__}")
+        tidy = tidy_move(text)
+        step = re.fullmatch(r"([a-c][1-4])-?([a-c][1-4])", tidy)
+        drop = re.fullmatch(r"([gec])\*([a-c][1-4])", tidy)
+        if step:
+            return Move(f"{step[1]}-{step[2]}")
+        if drop:
+            return Move(f"{drop[1].upper()}*{drop[2]}")
+        raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write 'b2-b3' (a step) or 'C*b2' (a drop)")
+
+    def finished_reason(self, position) -> str:
+        winner = position.winner()
+        if winner is None:
+            raise ValueError(f"{position} is not finished")
+        how = "took the lion" if position.count(1 if position.side.code == 0 else 6) == 0 else "made the Try"
+        return f"{winner.title} {how}: {winner.title} has won"
+
+    def geometry(self) -> dict:
+        out = super().geometry()
+        out["hands"] = True
+        return out

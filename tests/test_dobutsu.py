@@ -1,0 +1,127 @@
+"""Dōbutsu shōgi on the kit: rules, notation, and every position of small materials
+(the lions and one or two pieces) against an independent retrograde solver
+(tests/dobutsu_oracle.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dobutsu_oracle
+from retro.engine.solvers import solve
+from retro.errors import IllegalMoveError, MoveSyntaxError, NotationError, SideError
+from retro.games.dobutsu import Dobutsu
+from retro.values import draw_value
+
+START = "S gle -c- -C- ELG -"
+
+
+class Small(Dobutsu):
+    """The rules with less material: giraffes-elephants-chicks in the game."""
+
+    variants = ("", "0-0-1", "1-0-0", "0-1-0", "1-0-1", "0-0-2", "0-1-1")
+
+
+def _game(variant):
+    return Small(variant)
+
+
+def _oracle_moves(position: str) -> dict:
+    tokens = position.split()
+    side, ranks, hand = tokens[0], tokens[1:5], tokens[5]
+    board = "".join(ranks[3 - r] for r in range(4))
+    return {name: dobutsu_oracle.text(*after) for name, after in
+            dobutsu_oracle.moves(side, board, "".join(sorted("" if hand == "-" else hand)))}
+
+
+def _retro_moves(game, text: str) -> dict:
+    return {move: str(after) for move, after in game.parse(text).successors().items()}
+
+
+def test_the_start_and_the_notation():
+    game = Dobutsu()
+    start = game.start()
+    assert str(start) == START and game.parse("s_gle_-c-_-C-_ELG_-") == start
+    assert [m.text for m in start.legal_moves()] == ["b1-a2", "b1-c2", "b2-b3", "c1-c2"]
+    after = start.play("B2B3")
+    assert str(after) == "G gle -C- --- ELG C"
+    assert str(after.play("b4-b3")) == "S g-e -l- --- ELG Cc"
+    assert str(after.play("b4-b3").play("c*b2")) == "G g-e -l- -C- ELG c"
+    with pytest.raises(IllegalMoveError):
+        start.play("b2-b4")
+    with pytest.raises(MoveSyntaxError):
+        game.parse_move("x9")
+    with pytest.raises(SideError):
+        game.parse("X gle -c- -C- ELG -")
+    with pytest.raises(NotationError):
+        game.parse("S gle -c- -C- ELG C")  # a chick too many
+
+
+@pytest.mark.parametrize("text", [
+    START,
+    "G gle -C- --- ELG C",
+    "S g-e -l- --- ELG Cc",
+    "S -l- --- -G- E-L Cgec",  # drops, a chick on the far rank allowed
+    "G -L- h-- l-g --E GCe",  # sente's lion on the far rank: gote may take it
+    "S --l -H- -c- L-- GEge",
+])
+def test_moves_agree_with_the_oracle(text):
+    """The legal moves (names and positions after) of retro and of the oracle."""
+    game = Dobutsu()
+    assert _retro_moves(game, text) == _oracle_moves(text)
+
+
+def test_the_try_and_the_lion_taken():
+    game = Dobutsu()
+    won = game.parse("S -L- --- --l --- GGEECC")  # the side to move's lion on the far rank
+    assert won.is_over() and won.winner().letter == "S" and not won.legal_moves()
+    taking = game.parse("S --- -l- -L- --- GGEECC")
+    assert not taking.is_over()
+    after = taking.play("b2-b3")
+    assert after.is_over() and after.winner().letter == "S"
+    assert "took the lion" in game.finished_reason(after)
+
+
+def test_symmetric_images_share_an_entry():
+    game = Dobutsu()
+    for text in [START, "G gle -C- --- ELG C", "S -l- --- -G- E-L Cgec"]:
+        position = game.parse(text)
+        images = position.symmetric_images()
+        assert len(images) == 2
+        assert len({game.index(p) for p in images}) == 1
+
+
+def _values(game):
+    tier = game.tiers()[0]
+    return tier, solve(game, tier, {})
+
+
+@pytest.mark.parametrize("variant", ["0-0-1", "1-0-0", "0-1-0", "1-0-1", "0-0-2"])
+def test_every_position_against_the_oracle(variant):
+    """Value and distance of every position of the material (both sides to move, every
+    mirror image) against a plain retrograde solver written from the rules."""
+    game = _game(variant)
+    tier, values = _values(game)
+    oracle = dobutsu_oracle.solve(*game.material)
+    draw = draw_value(game.value_dtype)
+    used = np.zeros(len(values), dtype=bool)
+    for text, expected in oracle.items():
+        position = game.parse(text)
+        entry = game.index(position)
+        used[entry] = True
+        v = int(values[entry])
+        got = ("draw", None) if v == draw else ("win" if v & 1 else "loss", v >> 1)
+        assert got == expected, text
+    assert len(oracle) == game.positions_in(tier)
+    canonical = game.symmetry_classes(tier) == np.arange(len(values))
+    assert (used == canonical).all()  # every canonical entry is a position of the oracle's
+
+
+def test_the_tier_and_its_parts():
+    game = Dobutsu()
+    (tier,) = game.tiers()
+    assert tier == (2, 2, 2) and game.loopy(tier) and game.child_tiers(tier) == ()
+    assert len(game.parts(tier)) == 10 * 10 * 21
+    assert all(game.tier_of_part(p) == tier for p in game.parts(tier))
+    start = game.start()
+    assert game.position_at(tier, game.index(start)) in start.symmetric_images()

@@ -134,6 +134,64 @@ def moves(board, tier, consts, out):
     return n
 
 
+@njit(cache=True, inline="always")
+def _turned(board, out, n, tier):
+    """Row n of out: ``board`` seen from the other side (turned 180°, owners swapped), the
+    hands swapped (the next mover's first)."""
+    for x in range(12):
+        v = board[x]
+        out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
+    for x in range(3):
+        out[n, 12 + x] = tier[13 + x]
+        out[n, 15 + x] = tier[10 + x]
+
+
+@njit(cache=True, inline="always")
+def unmoves(board, tier, consts, out):
+    """The parents (from their mover's view, the other side here, kinds 1..5): each of
+    its pieces undropped (a giraffe, elephant or chick back to hand), or stepped back
+    (a hen on the far rank possibly from a chick), leaving empty or one of the mover's
+    pieces its hand holds (a chick in hand may have been a hen)."""
+    n = 0
+    for d in range(12):
+        k = board[d]
+        if k == 0 or k > 5:
+            continue
+        if 2 <= k <= 4:
+            _turned(board, out, n, tier)
+            out[n, 11 - d] = 0
+            out[n, 12 + k - 2] += 1
+            n += 1
+        for promoted in range(2):
+            if promoted:
+                if k != HEN or d >= 3:
+                    continue
+                origins = np.int64(1) << (d + 3)
+            else:
+                if k == CHICK and d < 3:
+                    continue
+                origins = consts[1][k, d]
+            before = CHICK if promoted else k
+            while origins:
+                c = 0
+                while not (origins >> c) & 1:
+                    c += 1
+                origins &= origins - 1
+                if board[c]:
+                    continue
+                for restored in range(6, 11):  # 6: nothing taken; 7..10 the mover's G E C H
+                    h = 2 if restored == 10 else restored - 7
+                    if restored > 6 and tier[13 + h] == 0:
+                        continue
+                    _turned(board, out, n, tier)
+                    out[n, 11 - c] = before + 5
+                    out[n, 11 - d] = 0 if restored == 6 else restored - 5
+                    if restored > 6:
+                        out[n, 12 + h] -= 1
+                    n += 1
+    return n
+
+
 def _spreads(count: int, places: int):
     return [s for s in product(range(count + 1), repeat=places) if sum(s) == count]
 
@@ -165,6 +223,9 @@ class Dobutsu(PieceGame):
     symmetries = 2
     rows, cols = 4, 3
     max_moves = 64
+    max_unmoves = 160
+    unmoves = "own"
+    value_dtype = np.uint16
     extras = 6
     piece_kinds = {ch: {"side": side, "shape": name.lower(), "name": name}
                    for side, letters in (("S", "LGECH"), ("G", "lgech"))
@@ -181,7 +242,13 @@ class Dobutsu(PieceGame):
                 for dr, df in steps:
                     if 0 <= r + dr < 4 and 0 <= f + df < 3:
                         attacks[t, c] |= 1 << ((r + dr) * 3 + f + df)
-        self.consts = (attacks,)
+        origins = np.zeros((6, 12), dtype=np.int64)  # origins[t, d]: whence the other's t reaches d
+        for t in STEPS:
+            for c in range(12):
+                for d in range(12):
+                    if attacks[t, 11 - c] >> (11 - d) & 1:
+                        origins[t, d] |= 1 << c
+        self.consts = (attacks, origins)
 
     @cached_property
     def symmetry(self) -> np.ndarray:

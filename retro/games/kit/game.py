@@ -84,10 +84,10 @@ def _kit_digest() -> str:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
-             "_kit_expand", "_kit_positions"}
+             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_parents_parts"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
-_INLINE = {"_kit_finished", "_kit_slot", "_kit_moves_of_masks", "_kit_unmoves_of_masks",
+_INLINE = {"_kit_finished", "_kit_slot", "_kit_part_of", "_kit_moves_of_masks", "_kit_unmoves_of_masks",
            "_kit_outcome_of_masks"}
 
 
@@ -257,6 +257,7 @@ class PieceGame(GridGame):
     unmoves: ClassVar[str | None] = None  # "steps", "own", or None (loopy tiers: explicit)
     kernels: ClassVar[str] = "board"  # the form of the game's kernels: "board" or "masks"
     bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
+    max_unmoves: ClassVar[int | None] = None  # un-moves of a position at most (None: max_moves)
 
     # --- what the game gives ----------------------------------------------------
 
@@ -682,8 +683,10 @@ class PieceGame(GridGame):
                          child_slot, child_entry)
 
     def tier_kernels(self, tier, children: dict) -> TierKernels | None:
-        if (self.loopy(tier) and self.unmoves is None) or len(self.parts(tier)) > 1:
-            return None  # no un-moves, or a tier of several parts: the explicit solver
+        if self.loopy(tier) and self.unmoves is None:
+            return None  # no un-moves: the explicit solver
+        if len(self.parts(tier)) > 1:
+            return self._part_kernels(tier) if self.unmoves == "own" and not self.child_tiers(tier) else None
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
         keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
@@ -719,6 +722,59 @@ class PieceGame(GridGame):
                            lambda e: self.canonical_entries(tier, e),
                            f"{self.full_name} tier {self.tier_name(tier)}",
                            parent_blocks if loopy else None)
+
+    def _part_codes(self, tier):
+        """The tier's parts as sorted codes (counts and extras as digits), each code's
+        part, the radix, and the parts as rows (int64)."""
+        parts, offsets, _ = self._part_offsets(tier)
+        rows = np.array(parts, dtype=np.int64)
+        radix = int(rows.max()) + 1
+        codes = rows @ (radix ** np.arange(rows.shape[1], dtype=np.int64))
+        order = np.argsort(codes)
+        return codes[order], order.astype(np.int64), radix, rows, offsets
+
+    def _part_kernels(self, tier) -> TierKernels:
+        """The un-move solver's kernels of a loopy tier of several parts whose moves all
+        stay in it (Dōbutsu shōgi), with the game's own un-moves."""
+        rules = self.rules_module
+        codes, code_part, radix, rows, offsets = self._part_codes(tier)
+        kinds, consts, tables = self.kinds, self.consts, self.tables
+        width = self.cells_count + self.extras
+        dtype = self.value_dtype
+        draw, invalid = draw_value(dtype), not_a_position(dtype)
+        most, back = self.max_moves, self.max_unmoves or self.max_moves
+
+        def scan(first, stop, w, finished, counter, counts, child_value):
+            bad = -1
+            p = int(np.searchsorted(offsets, first, side="right")) - 1
+            while first < stop:
+                end = min(stop, int(offsets[p + 1]))
+                if end > first:
+                    lo = first - int(offsets[p])
+                    i = first - scan.base
+                    found = rules._kit_scan_parts(lo, lo + end - first, kinds, rows[p], consts, tables, codes,
+                                                  code_part, radix, finished[i:], counter[i:], counts[i:],
+                                                  child_value[i * w:], w, draw, invalid, most, width)
+                    if found >= 0:
+                        bad = found + int(offsets[p])
+                first = end
+                p += 1
+            return bad
+
+        def scan_from(first, stop, w, finished, counter, counts, child_value):
+            scan.base = first
+            return scan(first, stop, w, finished, counter, counts, child_value)
+
+        def parents(entries, w, out, counts):
+            rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
+                                     consts, tables, codes, code_part, radix, w, out, counts, back, width)
+
+        def parent_blocks(entries, out):
+            out[:] = 0
+
+        return TierKernels(self.tier_size(tier), scan_from, parents, (np.zeros(1, dtype=dtype),), 1, back,
+                           lambda e: self.canonical_entries(tier, e),
+                           f"{self.full_name} tier {self.tier_name(tier)}", parent_blocks)
 
     # --- presentation -----------------------------------------------------------
 

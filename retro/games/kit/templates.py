@@ -382,3 +382,121 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
                 here += symmetries // order
         total += here
     return total
+
+
+# --- tiers of several parts (count tuples numbered one after the other) -------------
+
+
+def _kit_part_of(row, kinds, codes, code_part, radix):
+    """The part of a row (masks, then extras) among a tier's parts: its counts and
+    extras as digits of ``radix``, found in the sorted ``codes``; -1 if none."""
+    code = np.int64(0)
+    scale = np.int64(1)
+    for j in range(kinds):
+        code += kit_numbering.popcount(row[j + 1]) * scale
+        scale *= radix
+    for x in range(_KIT_EXTRAS):
+        code += row[kinds + 1 + x] * scale
+        scale *= radix
+    lo, hi = 0, len(codes)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if codes[mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < len(codes) and codes[lo] == code:
+        return code_part[lo]
+    return -1
+
+
+def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, radix, finished,
+                    counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
+    """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
+    all stay in the tier (the other parts count as the tier). A value ``outcome`` knows
+    (2 or more: won or lost in so many plies) becomes one child out of the tier, lost
+    (won) one ply sooner for its mover: the solver decides such entries at their level."""
+    bad = np.full(1, -1, dtype=np.int64)
+    cells = tables.sym.shape[1]
+    counts = part[:kinds]
+    spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
+    for s in prange(spans):
+        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+        child_counts = np.empty(kinds, dtype=np.int64)
+        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        lo = first + s * _KIT_SPAN
+        stab = 1
+        for e in range(lo, min(lo + _KIT_SPAN, stop)):
+            i = e - first
+            counts_out[i] = 0
+            counter[i] = 0
+            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            order = 1
+            if stab != 1:
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
+                if canonical != e:
+                    finished[i] = _KIT_DUPLICATE
+                    continue
+            code = _kit_outcome(masks, part, consts, scratch)
+            if code >= 2:
+                finished[i] = _KIT_OPEN
+                counts_out[i] = 1
+                child_value[i * width] = code - 3 if code & 1 else code - 1
+                continue
+            if code != _KIT_OPEN:
+                finished[i] = _kit_finished(code, draw, invalid)
+                continue
+            finished[i] = _KIT_OPEN
+            n = _kit_moves(masks, part, consts, out, scratch)
+            weight = 0
+            for m in range(n):
+                if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
+                    bad[0] = e
+                    continue
+                for x in range(kinds + 1):
+                    child[x] = out[m, x]
+                for j in range(kinds):
+                    child_counts[j] = kit_numbering.popcount(out[m, j + 1])
+                weight += kit_numbering.order_of_masks(child, child_counts, tables)
+            if weight % order:
+                bad[0] = e
+            counter[i] = weight // order
+    return bad[0]
+
+
+def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
+                       width, out, counts_out, max_moves, out_width):
+    """Un-moves from the game's ``unmoves`` kernel over a tier of several parts:
+    ``entries`` and the parents written are the tier's (a part's offset plus its entry)."""
+    cells = tables.sym.shape[1]
+    for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+        for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
+            e = entries[i]
+            lo, hi = 0, len(offsets) - 1
+            while hi - lo > 1:
+                mid = (lo + hi) >> 1
+                if offsets[mid] <= e:
+                    lo = mid
+                else:
+                    hi = mid
+            kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks)
+            n = _kit_unmoves(masks, part_rows[lo], consts, found, scratch)
+            m = 0
+            for j in range(n):
+                q = _kit_part_of(found[j], kinds, codes, code_part, radix)
+                if q < 0:
+                    continue
+                for x in range(kinds + 1):
+                    masks[x] = found[j, x]
+                if _kit_outcome(masks, part_rows[q], consts, scratch) != _KIT_OPEN:
+                    continue
+                out[i * width + m] = offsets[q] + kit_numbering.entry_of_masks(masks, part_rows[q, :kinds],
+                                                                               tables)[0]
+                m += 1
+            counts_out[i] = m

@@ -30,6 +30,17 @@ other side's first type) is the key the numbering folds symmetries by
 (:mod:`.numbering`). A tier is a tuple: the count of each stored kind, then the
 game's extras (pieces in hand, ...), which ``moves`` writes after the cells.
 
+A game may also give: ``turn`` (a cell permutation: the board as side 1 sees it, so
+that the mover always plays the same way; Dōbutsu shōgi's 180° turn), a ``hand`` on
+its positions (its extras from no side's view; ``extras_of``/``hand_of`` turn them to
+and from the mover's view), ``parts(tier)`` when a tier holds several count tuples
+numbered one after the other (moves between them both ways: Dōbutsu shōgi's captures
+and drops; ``tier_of_part``; such a tier is solved by the un-move solver with the
+game's own ``unmoves``, ``max_unmoves`` of them at most, or else explicitly), and an
+``outcome`` of 2 or more: a value known without looking at the moves (``2 * plies +
+1`` won, ``2 * plies`` lost; Dōbutsu shōgi: 3 when the lion can be taken) while play
+goes on (the explicit solver and the parts' scan read it; the one-part scan does not).
+
 The kit gives the rest: the numbering and the tiers' sizes, ``index`` and
 ``position_at``, ``expand``/``expand_range`` (explicit), ``tier_kernels`` (the
 engine's un-move solver), ``positions_in`` and ``symmetry_classes``, the

@@ -315,6 +315,10 @@ class Dobutsu(PieceGame):
     def hand_of(self, extras, side) -> tuple:
         return tuple(extras) if side.code == 0 else tuple(extras[3:]) + tuple(extras[:3])
 
+    @property
+    def cell_characters(self) -> str:
+        return "".join(self.piece_kinds) + "-"
+
     def start(self) -> Position:
         return self.parse("S gle -c- -C- ELG -")
 

@@ -147,3 +147,39 @@ def test_the_count_of_positions():
     tier = game.tiers()[0]
     assert game.positions_in(tier) == PieceGame.positions_in(game, tier) == 222816
     assert Dobutsu().positions_in((2, 2, 2)) == 2 * 1_567_925_964
+
+
+@pytest.mark.parametrize("variant", ["C", "GC"])
+def test_unmoves_undo_moves_with_the_stabiliser_weights(variant):
+    """The kit's contract on a tier of parts: the scan's counter of each entry is how often
+    the un-moves of the tier's entries reach it; each parent has a move to its child and
+    each move that does not end the game is undone."""
+    game = _game(variant)
+    tier = game.tiers()[0]
+    kernels = game.tier_kernels(tier, {})
+    size, width = kernels.size, kernels.moves_width
+    finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
+    child_values = np.empty(size * width, dtype=game.value_dtype)
+    assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
+    canonical = np.flatnonzero(finished != -3)
+    pw = kernels.parents_width
+    out = np.empty(len(canonical) * pw, dtype=np.uint32)
+    found = np.empty(len(canonical), dtype=np.int64)
+    kernels.parents(canonical, pw, out, found)
+    reached = np.zeros(size, dtype=np.int64)
+    parents_of = {}
+    for i, child in enumerate(canonical.tolist()):
+        mine = out[i * pw:i * pw + found[i]].astype(np.int64)
+        np.add.at(reached, mine, 1)
+        parents_of[child] = set(mine.tolist())
+    assert np.array_equal(reached, np.where(finished == -1, counter, 0))
+    for entry in np.random.default_rng(41).integers(0, size, 400).tolist():
+        position = game.position_at(tier, entry)
+        if finished[entry] != -1 or position is None:
+            continue
+        for child in position.successors().values():
+            if not child.is_over():
+                assert entry in parents_of[game.index(child)]
+        for parent in parents_of.get(entry, ()):
+            before = game.position_at(tier, parent)
+            assert any(not c.is_over() and game.index(c) == entry for c in before.successors().values())

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -96,7 +98,12 @@ def _values(game):
     return tier, solve(game, tier, {})
 
 
-@pytest.mark.parametrize("variant", ["C", "G", "E", "GC", "CC"])
+# GC (20 s) only when asked: CC covers captures, drops and promotion within the suite's time
+_SLOW = pytest.mark.skipif(os.environ.get("RETRO_SLOW_TESTS") != "1",
+                           reason="heavy: run with RETRO_SLOW_TESTS=1 python -m pytest -n 0 tests/test_dobutsu.py")
+
+
+@pytest.mark.parametrize("variant", ["C", "G", "E", pytest.param("GC", marks=_SLOW), "CC"])
 def test_every_position_against_the_oracle(variant):
     """Value and distance of every position of the material (both sides to move, every
     mirror image) against a plain retrograde solver written from the rules."""

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import dobutsu_oracle
+from test_kit_contract import unmove_census
 from retro.engine.solvers import solve
 from retro.errors import IllegalMoveError, MoveSyntaxError, NotationError, SideError
 from retro.games.dobutsu import Dobutsu
@@ -164,22 +165,8 @@ def test_unmoves_undo_moves_with_the_stabiliser_weights(variant):
     game = _game(variant)
     tier = game.tiers()[0]
     kernels = game.tier_kernels(tier, {})
-    size, width = kernels.size, kernels.moves_width
-    finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
-    child_values = np.empty(size * width, dtype=game.value_dtype)
-    assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
-    canonical = np.flatnonzero(finished != -3)
-    pw = kernels.parents_width
-    out = np.empty(len(canonical) * pw, dtype=np.uint32)
-    found = np.empty(len(canonical), dtype=np.int64)
-    kernels.parents(canonical, pw, out, found)
-    reached = np.zeros(size, dtype=np.int64)
-    parents_of = {}
-    for i, child in enumerate(canonical.tolist()):
-        mine = out[i * pw:i * pw + found[i]].astype(np.int64)
-        np.add.at(reached, mine, 1)
-        parents_of[child] = set(mine.tolist())
-    assert np.array_equal(reached, np.where(finished == -1, counter, 0))
+    size = kernels.size
+    finished, parents_of = unmove_census(kernels, game.value_dtype)
     for entry in np.random.default_rng(41).integers(0, size, 400).tolist():
         position = game.position_at(tier, entry)
         if finished[entry] != -1 or position is None:

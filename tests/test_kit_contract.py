@@ -91,22 +91,7 @@ def test_unmoves_undo_moves_with_the_stabiliser_weights(built):
         kernels = game.tier_kernels(tier, {c: np.zeros(game.tier_size(c), dtype=game.value_dtype)
                                            for c in game.child_tiers(tier)})
         size = kernels.size
-        width = kernels.moves_width
-        finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
-        child_values = np.empty(size * width, dtype=game.value_dtype)
-        assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
-        canonical = np.flatnonzero(finished != -3)
-        pw = kernels.parents_width
-        out = np.empty(len(canonical) * pw, dtype=np.uint32)
-        found = np.empty(len(canonical), dtype=np.int64)
-        kernels.parents(canonical, pw, out, found)
-        reached = np.zeros(size, dtype=np.int64)
-        parents_of = {}
-        for i, child in enumerate(canonical.tolist()):
-            mine = out[i * pw:i * pw + found[i]].astype(np.int64)
-            np.add.at(reached, mine, 1)
-            parents_of[child] = set(mine.tolist())
-        assert np.array_equal(reached, np.where(finished == -1, counter, 0))
+        finished, parents_of = unmove_census(kernels, game.value_dtype)
         for entry in sample(size, 400).tolist():
             if finished[entry] != -1:
                 continue
@@ -156,3 +141,26 @@ def test_the_kit_kernels_are_served_from_numbas_cache(game):
     run()
     hits, misses = run()
     assert hits >= 1 and misses == 0
+
+
+def unmove_census(kernels, value_dtype):
+    """Scan a loopy tier and undo the moves of its canonical entries: ``(finished,
+    parents_of)``, after checking that each entry's counter (the scan's) is the number of
+    times the un-moves of the tier's entries reach it."""
+    size, width = kernels.size, kernels.moves_width
+    finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
+    child_values = np.empty(size * width, dtype=value_dtype)
+    assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
+    canonical = np.flatnonzero(finished != -3)
+    pw = kernels.parents_width
+    out = np.empty(len(canonical) * pw, dtype=np.uint32)
+    found = np.empty(len(canonical), dtype=np.int64)
+    kernels.parents(canonical, pw, out, found)
+    reached = np.zeros(size, dtype=np.int64)
+    parents_of = {}
+    for i, child in enumerate(canonical.tolist()):
+        mine = out[i * pw:i * pw + found[i]].astype(np.int64)
+        np.add.at(reached, mine, 1)
+        parents_of[child] = set(mine.tolist())
+    assert np.array_equal(reached, np.where(finished == -1, counter, 0))
+    return finished, parents_of

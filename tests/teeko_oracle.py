@@ -20,74 +20,75 @@ from __future__ import annotations
 from itertools import combinations
 
 
-def patterns(n: int, length: int, squares: bool) -> list[frozenset]:
+def patterns(n: int, length: int, squares: bool) -> list[int]:
+    """The winning patterns as bit masks (bit ``row * n + col``)."""
     out = []
     for r in range(n):
         for c in range(n):
             for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
                 cells = [(r + k * dr, c + k * dc) for k in range(length)]
                 if all(0 <= y < n and 0 <= x < n for y, x in cells):
-                    out.append(frozenset(y * n + x for y, x in cells))
+                    out.append(sum(1 << (y * n + x) for y, x in cells))
             if squares and r + 1 < n and c + 1 < n:
-                out.append(frozenset({r * n + c, r * n + c + 1, (r + 1) * n + c, (r + 1) * n + c + 1}))
+                out.append(sum(1 << i for i in (r * n + c, r * n + c + 1, (r + 1) * n + c, (r + 1) * n + c + 1)))
     return out
 
 
-def text(side: str, cells: str, n: int) -> str:
+def text(side: str, black: int, white: int, n: int) -> str:
+    cells = "".join("B" if black >> i & 1 else "W" if white >> i & 1 else "." for i in range(n * n))
     return " ".join([side] + [cells[r * n:(r + 1) * n] for r in range(n)])
 
 
 def solve(n: int, pieces: int, squares: bool) -> dict[str, tuple]:
     """Every position of the variant -> its value."""
     lines = patterns(n, pieces, squares)
+    cells = n * n
 
-    def has(cells, mark):
-        return any(all(cells[i] == mark for i in line) for line in lines)
+    def has(mask):
+        return any(mask & line == line for line in lines)
 
-    def neighbours(i):
+    steps = []
+    for i in range(cells):
         r, c = divmod(i, n)
-        return [(r + dr) * n + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-                if (dr or dc) and 0 <= r + dr < n and 0 <= c + dc < n]
+        steps.append([(r + dr) * n + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                      if (dr or dc) and 0 <= r + dr < n and 0 <= c + dc < n])
 
-    positions = {}  # key -> winner if finished else None
+    # a position: (mover, mover's cells, other's cells) with mover 0 for Black
+    positions = {}  # position -> winner's code if finished else None
     for b in range(pieces + 1):
         for w in range(pieces + 1):
-            sides = (["B"] if b == w else []) + (["W"] if b == w + 1 else [])
+            sides = [0] * (b == w) + [1] * (b == w + 1)
             if b == w == pieces:
-                sides = ["B", "W"]
+                sides = [0, 1]
             if not sides:
                 continue
-            for black in combinations(range(n * n), b):
-                rest = [i for i in range(n * n) if i not in black]
-                for white in combinations(rest, w):
-                    cells = ["."] * (n * n)
-                    for i in black:
-                        cells[i] = "B"
-                    for i in white:
-                        cells[i] = "W"
-                    cells = "".join(cells)
-                    bw, ww = has(cells, "B"), has(cells, "W")
+            for black_cells in combinations(range(cells), b):
+                black = sum(1 << i for i in black_cells)
+                rest = [i for i in range(cells) if not black >> i & 1]
+                bw = has(black)
+                for white_cells in combinations(rest, w):
+                    white = sum(1 << i for i in white_cells)
+                    ww = has(white)
                     if bw and ww:
                         continue
                     for side in sides:
-                        positions[(side, cells)] = "B" if bw else "W" if ww else None
+                        key = (side, black, white) if side == 0 else (side, white, black)
+                        positions[key] = 0 if bw else 1 if ww else None
 
     def children(key):
-        side, cells = key
-        other = "W" if side == "B" else "B"
+        side, mine, theirs = key
+        empty = ~(mine | theirs) & ((1 << cells) - 1)
         out = []
-        if cells.count(side) < pieces:
-            for i, c in enumerate(cells):
-                if c == ".":
-                    out.append((other, cells[:i] + side + cells[i + 1:]))
+        if bin(mine).count("1") < pieces:
+            for i in range(cells):
+                if empty >> i & 1:
+                    out.append((1 - side, theirs, mine | 1 << i))
         else:
-            for i, c in enumerate(cells):
-                if c == side:
-                    for j in neighbours(i):
-                        if cells[j] == ".":
-                            moved = list(cells)
-                            moved[i], moved[j] = ".", side
-                            out.append((other, "".join(moved)))
+            for i in range(cells):
+                if mine >> i & 1:
+                    for j in steps[i]:
+                        if empty >> j & 1:
+                            out.append((1 - side, theirs, mine & ~(1 << i) | 1 << j))
         return out
 
     # values from the mover's view: (True: the mover wins, plies)
@@ -125,10 +126,12 @@ def solve(n: int, pieces: int, squares: bool) -> dict[str, tuple]:
         plies += 1
     out = {}
     for key in positions:
-        side = key[0]
+        side, mine, theirs = key
+        black, white = (mine, theirs) if side == 0 else (theirs, mine)
+        letter = "BW"[side]
         if key in value:
             mover_wins, p = value[key]
-            out[text(side, key[1], n)] = (side if mover_wins else ("W" if side == "B" else "B"), p)
+            out[text(letter, black, white, n)] = ("BW"[side if mover_wins else 1 - side], p)
         else:
-            out[text(side, key[1], n)] = (None, None)
+            out[text(letter, black, white, n)] = (None, None)
     return out

@@ -3,6 +3,8 @@ independent retrograde solver (tests/teeko_oracle.py)."""
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 import pytest
 
@@ -75,7 +77,9 @@ def test_every_position_of_4x4_3_against_the_oracle(teeko43):
     entry stands for both) against a plain retrograde solver written from the rules."""
     game, values = teeko43
     oracle = teeko_oracle.solve(4, 3, False)
-    sym = game.symmetry
+    # the images of a board's cells (as text, row 1 first) under each symmetry
+    inverse = np.argsort(game.symmetry, axis=1)
+    images = [itemgetter(*row) for row in inverse.tolist()]
     seen = set()
     for tier in game.tiers():
         stored = values[tier]
@@ -83,19 +87,16 @@ def test_every_position_of_4x4_3_against_the_oracle(teeko43):
             position = game.position_at(tier, entry)
             if position is None:
                 continue
-            board, _ = game.view(position)
+            board, _ = game.view(position)  # from the mover's view: an entry stands for both colours
             for code in game.sides_of(tier):
                 side = game.sides.from_code(code)
-                mine = game.position_of(board, side)
+                mine = position if side == position.side else game.position_of(board, side)
+                cells = "".join(str(mine).split()[1:])
                 outcome = Outcome.from_value(game.value_for(mine, int(stored[entry])), side)
                 value = (None if outcome.winner is None else outcome.winner.letter, outcome.plies)
-                cells = "".join(str(mine).split()[1:])
-                for g in range(len(sym)):
-                    image = ["."] * 16
-                    for i, ch in enumerate(cells):
-                        image[sym[g, i]] = ch
-                    image = "".join(image)
-                    text = " ".join([side.letter] + [image[r:r + 4] for r in range(0, 16, 4)])
+                for image in images:
+                    flat = "".join(image(cells))
+                    text = " ".join([side.letter, flat[0:4], flat[4:8], flat[8:12], flat[12:16]])
                     if text in seen:
                         continue
                     seen.add(text)

@@ -40,6 +40,15 @@ game's own ``unmoves``, ``max_unmoves`` of them at most, or else explicitly), an
 ``outcome`` of 2 or more: a value known without looking at the moves (``2 * plies +
 1`` won, ``2 * plies`` lost; Dōbutsu shōgi: 3 when the lion can be taken) while play
 goes on (the explicit solver and the parts' scan read it; the one-part scan does not).
+A game may also keep its own numbering and values (tic-tac-toe's): ``relative_values =
+False`` stores kinds as the notation's codes for both sides (kind 1 side 0's first
+piece, whatever the side to move) and values from the first side's view, each tier
+with one side to move (``sides_of``), ``outcome`` still from the side to move's view;
+such a game is solved explicitly. ``fold = False``: the numbering folds no symmetry,
+every board its own entry (``symmetry_classes`` still gives the least entry among a
+board's images). And ``position_class`` (a subclass of :class:`Position`: more
+properties, another order of ``legal_moves``), ``title_in_sentence`` and
+``move_example`` (for messages).
 
 The kit gives the rest: the numbering and the tiers' sizes, ``index`` and
 ``position_at``, ``expand``/``expand_range`` (explicit), ``tier_kernels`` (the
@@ -180,7 +189,7 @@ class Position:
 
     def __post_init__(self) -> None:
         if not isinstance(self.side, self.game.sides):
-            raise SideError(f"side to move must be a {self.game.title} Side, not {self.side!r}")
+            raise SideError(f"side to move must be a {self.game.title_in_sentence} Side, not {self.side!r}")
         # ints only, as every game's positions (protocol: whole_numbers): a 1.0 or a True
         # would print wrong and break the jitted rules; numpy integers become ints
         if not isinstance(self.board, (tuple, list, np.ndarray)):
@@ -233,7 +242,8 @@ class Position:
         if isinstance(move, str):
             move = self.game.parse_move(move)
         elif not isinstance(move, Move):
-            raise TypeError(f"expected a Move or move text like 'c3', got {type(move).__name__}")
+            raise TypeError(f"expected a Move or move text like {self.game.move_example!r}, "
+                            f"got {type(move).__name__}")
         if self.is_over():
             winner = self.winner()
             result = "a draw" if winner is None else f"{winner.title} has won"
@@ -251,7 +261,7 @@ class Position:
             board = [0] * len(self.board)
             for cell, v in enumerate(self.board):
                 board[int(sym[g, cell])] = v
-            out.append(Position(self.game, self.side, tuple(board), self.hand))
+            out.append(type(self)(self.game, self.side, tuple(board), self.hand))
         return out
 
 
@@ -269,6 +279,13 @@ class PieceGame(GridGame):
     kernels: ClassVar[str] = "board"  # the form of the game's kernels: "board" or "masks"
     bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
     max_unmoves: ClassVar[int | None] = None  # un-moves of a position at most (None: max_moves)
+    fold: ClassVar[bool] = True  # the numbering folds the symmetries (False: a board, an entry)
+    position_class: ClassVar[type] = Position
+    move_example: ClassVar[str] = "c3"  # a move, in messages
+
+    @property
+    def title_in_sentence(self) -> str:
+        return self.title
 
     # --- what the game gives ----------------------------------------------------
 
@@ -330,7 +347,7 @@ class PieceGame(GridGame):
         for side in (0, 1):
             for code in range(1, 2 * t + 1):
                 owner, kind = divmod(code - 1, t)
-                stored = kind + 1 if owner != side else t + kind + 1
+                stored = code if not self.relative_values else kind + 1 if owner != side else t + kind + 1
                 to_stored[side, code] = stored
                 to_code[side, stored] = code
         return to_stored, to_code
@@ -371,7 +388,7 @@ class PieceGame(GridGame):
         if self.turn is not None and side.code == 1:
             cells = cells[self.turn]
         codes = self._views[1][side.code][cells]
-        return Position(self, side, tuple(int(v) for v in codes),
+        return self.position_class(self, side, tuple(int(v) for v in codes),
                         self.hand_of(tuple(int(x) for x in row[self.cells_count:]), side))
 
     # --- parts: a tier made of several count tuples (moves between them both ways) ----
@@ -418,7 +435,8 @@ class PieceGame(GridGame):
 
     @cached_property
     def tables(self) -> numbering.Tables:
-        return numbering.tables(self.symmetry, max(p[0] for t in self.tiers() for p in self.parts(t)))
+        symmetry = self.symmetry if self.fold else np.arange(self.cells_count)[None]
+        return numbering.tables(symmetry, max(p[0] for t in self.tiers() for p in self.parts(t)))
 
     def _tier_array(self, tier) -> np.ndarray:
         return np.array(tier, dtype=np.int64)
@@ -449,8 +467,8 @@ class PieceGame(GridGame):
         if other is not None:  # another variant's board: that variant reads it
             return other.parse(text)
         if len(rows) != self.rows:
-            raise RowCountError(f"{counted(len(rows), 'row')}: a {self.title} board has {self.rows} rows "
-                                f"of {self.cols} squares")
+            raise RowCountError(f"{counted(len(rows), 'row')}: a {self.title_in_sentence} board has "
+                                f"{self.rows} rows of {self.cols} squares")
         chars = "." + "".join(self.piece_kinds)
         for number, row in enumerate(rows, start=1):
             if len(row) != self.cols:
@@ -459,7 +477,7 @@ class PieceGame(GridGame):
                 if c not in chars:
                     raise UnknownCharacterError(self._unknown(number, c))
         board = tuple(chars.index(c) for c in "".join(rows))
-        return Position(self, next(s for s in self.sides if s.letter == tokens[0]), board)
+        return self.position_class(self, next(s for s in self.sides if s.letter == tokens[0]), board)
 
     def _variant_for(self, rows: int, cols: int):
         """The first variant of this game whose board has ``rows`` rows of ``cols``, when
@@ -500,7 +518,7 @@ class PieceGame(GridGame):
 
     def start(self) -> Position:
         """An empty board, the first side to move (a game whose start differs says so)."""
-        return Position(self, self.sides.from_code(0), (0,) * self.cells_count)
+        return self.position_class(self, self.sides.from_code(0), (0,) * self.cells_count)
 
     def finished_value(self, position: Position) -> int:
         code = position._outcome()
@@ -512,8 +530,8 @@ class PieceGame(GridGame):
         return 1 if first_wins else 0
 
     def value_for(self, position: Position, stored: int) -> int:
-        if position.side.code == 0 or stored >= np.iinfo(self.value_dtype).max - 1:
-            return stored
+        if position.side.code == 0 or not self.relative_values or stored >= np.iinfo(self.value_dtype).max - 1:
+            return stored  # values of the first side's view, or no win nor loss
         return stored ^ 1
 
     # --- tiers ------------------------------------------------------------------
@@ -613,7 +631,12 @@ class PieceGame(GridGame):
         return out
 
     def symmetry_classes(self, tier) -> np.ndarray:
-        return self.canonical_entries(tier, np.arange(self.tier_size(tier), dtype=np.int64))
+        entries = np.arange(self.tier_size(tier), dtype=np.int64)
+        if self.fold:
+            return self.canonical_entries(tier, entries)
+        out = np.empty(len(entries), dtype=np.int64)  # one part: folding no symmetry, a game has no parts
+        numbering.least_images(entries, self._tier_array(tier)[:self.kinds], self.tables, self.symmetry, out)
+        return out
 
     def tier_sides(self, tier) -> np.ndarray:
         return np.full(self.tier_size(tier), self.sides_of(tier)[0], dtype=np.int8)
@@ -683,17 +706,28 @@ class PieceGame(GridGame):
         size = self.tier_size(tier)
         slots, finished, starts, child_slot, child_entry = self._expansion(tier, 0, size)
         finished[finished == DUPLICATE] = not_a_position(self.value_dtype)
-        return Expansion(slots, np.zeros(size, dtype=np.int8), finished.astype(np.int32), starts,
+        return Expansion(slots, self._sides(tier, finished), finished.astype(np.int32), starts,
                          child_slot.astype(np.int8), child_entry)
 
     def expand_range(self, tier, first: int, stop: int) -> Expansion:
         """:meth:`expand` of entries ``first..stop-1``, duplicates marked DUPLICATE (as
         the out-of-core verifier reads them)."""
         slots, finished, starts, child_slot, child_entry = self._expansion(tier, first, stop)
-        return Expansion(slots, np.zeros(stop - first, dtype=np.int8), finished, starts,
+        return Expansion(slots, self._sides(tier, finished), finished, starts,
                          child_slot, child_entry)
 
+    def _sides(self, tier, finished: np.ndarray) -> np.ndarray:
+        """The expansion's sides: the mover (code 0) when values are relative; else the
+        tier's side, the finished values turned to the first side's view (in place)."""
+        if self.relative_values:
+            return np.zeros(len(finished), dtype=np.int8)
+        side = self.sides_of(tier)[0]
+        finished[(finished == 0) | (finished == 1)] ^= side
+        return np.full(len(finished), side, dtype=np.int8)
+
     def tier_kernels(self, tier, children: dict) -> TierKernels | None:
+        if not self.relative_values:
+            return None  # values from the first side's view: the explicit solver
         if self.loopy(tier) and self.unmoves is None:
             return None  # no un-moves: the explicit solver
         if len(self.parts(tier)) > 1:

@@ -331,6 +331,23 @@ def canonical_entries(entries, counts, tables, out):
 
 
 @njit(cache=True)
+def least_images(entries, counts, tables, sym, out):
+    """The least entry among the images under ``sym`` (cell permutations, the identity
+    first) of the board at each of ``entries``, in a numbering that folds no symmetry
+    (``tables`` over the identity alone): the entries of a class of symmetric boards."""
+    masks = np.empty(MAX_KINDS, dtype=np.int64)
+    moved = np.empty(MAX_KINDS, dtype=np.int64)
+    for i in range(len(entries)):
+        masks_at(entries[i], counts, tables, masks)
+        best = entries[i]
+        for g in range(1, sym.shape[0]):
+            for k in range(1, len(counts) + 1):
+                moved[k] = image(masks[k], g, sym)
+            best = min(best, entry_of_masks(moved, counts, tables)[0])
+        out[i] = best
+
+
+@njit(cache=True)
 def _build(cells, kmax, sym, binom, combo_off, combo_class, combo_sym, class_off, reps, stabs):
     """Fill the tables (see :class:`Tables`); ``reps``/``stabs`` have room for every
     combination; returns the number of classes."""

@@ -443,6 +443,8 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
     later = checkpoints.sound_after(first)
     unsolved = [t for t in tiers[first:] if t not in later]
     total = game.positions(unsolved)
+    if progress and total > 0:  # above the bar, with it only: quiet output stays quiet
+        say(_memory_note(game, unsolved))
     bar = progress_bar(total, "solving", enabled=progress, smoothing=0.05)
     advance = (lambda amount: bar.update(int(amount))) if bar is not None else None
     tasks: list = []
@@ -455,7 +457,12 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
             checkpoints.prepare_reads(unsolved, done)
             tasks = run_tiers(cluster, job, checkpoints, unsolved, done, advance, say, solve_task)
         else:
-            _solve_here(job, checkpoints, memory, first, later, advance, clock)
+            def starting(tier) -> None:  # a large tier is named as it starts, above the bar
+                if bar is not None and game.tier_memory(tier) >= LARGE_TIER_BYTES:
+                    with bar.external_write_mode():
+                        say(_tier_note(game, tier))
+
+            _solve_here(job, checkpoints, memory, first, later, advance, clock, starting)
     finally:
         if bar is not None:
             bar.close()
@@ -474,9 +481,10 @@ def _build_locked(job: _Job, threads: int | None, force: bool, progress: bool,
 
 
 def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first: int,
-                later: set, advance, clock: _CompileClock) -> None:
+                later: set, advance, clock: _CompileClock, starting=None) -> None:
     """Solve the tiers from the ``first``-th on in this process, skipping those in
-    ``later`` (their checkpoints are sound), each checkpointed as it is done."""
+    ``later`` (their checkpoints are sound), each checkpointed as it is done;
+    ``starting(tier)`` is called as each tier starts."""
     game = job.game
     writer = _DirectWriter(checkpoints) if game.out_of_core else _TierWriter(checkpoints)
     try:
@@ -485,6 +493,8 @@ def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first
                 if game.out_of_core:
                     checkpoints.release(i)
                 continue
+            if starting is not None:
+                starting(tier)
             tier_started = clock.seconds()
             if game.out_of_core:  # each tier's own peak, recorded with it
                 peak_rss.reset()
@@ -500,6 +510,26 @@ def _solve_here(job: _Job, checkpoints: _Checkpoints, memory: _TierMemory, first
     except BaseException:
         writer.abandon()
         raise
+
+
+# A tier the game expects to need this much memory or more is named as it starts (the
+# build says its largest tier's figures before the first, whatever their size).
+LARGE_TIER_BYTES = 1 << 30
+
+
+def _tier_note(game: Game, tier) -> str:
+    """A tier's entries and the memory its solve is expected to need
+    (:meth:`Game.tier_memory`): ``tier moving: 9,971,010 entries, about 198 MB of memory``."""
+    return (f"{game.tier_words(tier)}: {game.tier_size(tier):,} entries, "
+            f"about {size_text(game.tier_memory(tier))} of memory")
+
+
+def _memory_note(game: Game, tiers) -> str:
+    """What the build says before the first tier: the tiers to solve and the largest."""
+    if len(tiers) == 1:
+        return f"solving {_tier_note(game, tiers[0])}"
+    largest = max(tiers, key=game.tier_memory)
+    return f"solving {_span(game, tiers)}; the largest, {_tier_note(game, largest)}"
 
 
 def _span(game: Game, tiers) -> str:

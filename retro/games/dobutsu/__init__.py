@@ -44,6 +44,7 @@ from math import comb
 import numpy as np
 from numba import njit
 
+from ...bits import lowest_bit_index
 from ...errors import MoveSyntaxError, NotationError, RowCountError, RowLengthError, SideError, UnknownCharacterError, quoted
 from ..kit import ILLEGAL, LOST, OPEN, WON, Move, PieceGame, Position
 from ..notation import invisible_character, tidy_move
@@ -70,130 +71,119 @@ class Side(SideBase):
         return self.name.capitalize()
 
 
+# the 12 cells' bits in reverse: a cell set seen from the other side (the board turned 180°)
+_TURNED = np.array([int(f"{m:012b}"[::-1], 2) for m in range(1 << 12)], dtype=np.int64)
+
+
 @njit(cache=True, inline="always")
-def outcome(board, tier, consts):
+def outcome(masks, tier, consts):
     """Lost without a lion; won with the lion on the far rank (the Try, one ply on);
-    3 (won in 1 ply) when the other lion can be taken."""
-    mine = theirs = -1
-    for c in range(12):
-        if board[c] == 6:
-            mine = c
-        elif board[c] == 1:
-            theirs = c
-    if theirs < 0:
+    3 (won in 1 ply) when the other lion can be taken (``masks[k]``: the cells of kind k)."""
+    if masks[1] == 0:
         return ILLEGAL
-    if mine < 0:
+    if masks[6] == 0:
         return LOST
-    if mine >= 9:
+    if masks[6] >= 1 << 9:
         return WON
-    for c in range(12):
-        if board[c] > 5 and consts[0][board[c] - 5, c] >> theirs & 1:
+    target = 11 - lowest_bit_index(masks[1])  # the other lion, turned: whence a mover's piece reaches it
+    for k in range(6, 11):
+        if masks[k] & _TURNED[consts[1][k - 5, target]]:
             return 3
     return OPEN
 
 
 @njit(cache=True, inline="always")
-def moves(board, tier, consts, out):
+def _turned(masks, tier, out, n):
+    """Row n of out: the position seen from the other side (turned 180°, owners swapped),
+    the hands swapped (the next mover's first)."""
+    out[n, 0] = _TURNED[masks[0]]
+    for k in range(1, 6):
+        out[n, k] = _TURNED[masks[k + 5]]
+        out[n, k + 5] = _TURNED[masks[k]]
+    for x in range(3):
+        out[n, 11 + x] = tier[13 + x]
+        out[n, 14 + x] = tier[10 + x]
+
+
+@njit(cache=True, inline="always")
+def moves(masks, tier, consts, out):
     """Steps and drops of the mover (kinds 6..10); children turned 180° (the next mover
     plays up the board), hands after the cells: the next mover's G E C, then the other's."""
     n = 0
-    for c in range(12):
-        k = board[c]
-        if k < 6:
-            continue
-        to = consts[0][k - 5, c]
-        while to:
-            d = 0
-            while not (to >> d) & 1:
-                d += 1
-            to &= to - 1
-            taken = board[d]
-            if taken > 5:
-                continue
-            for x in range(12):
-                v = board[x]
-                out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
-            out[n, 11 - c] = 0
-            out[n, 11 - d] = (HEN if k == 9 and d >= 9 else k - 5)
-            for x in range(3):
-                out[n, 12 + x] = tier[13 + x]
-                out[n, 15 + x] = tier[10 + x]
-            if 1 < taken:
-                out[n, 15 + (taken - 2 if taken < 5 else 2)] += 1
-            n += 1
+    theirs = masks[1] | masks[2] | masks[3] | masks[4] | masks[5]
+    for k in range(6, 11):
+        pieces = masks[k]
+        while pieces:
+            c = lowest_bit_index(pieces)
+            pieces &= pieces - 1
+            to = consts[0][k - 5, c] & (masks[0] | theirs)
+            while to:
+                d = lowest_bit_index(to)
+                to &= to - 1
+                _turned(masks, tier, out, n)
+                out[n, k - 5] ^= 1 << (11 - c)
+                out[n, 0] ^= (1 << (11 - c)) | (masks[0] >> d & 1) << (11 - d)
+                out[n, HEN if k == 9 and d >= 9 else k - 5] |= 1 << (11 - d)
+                for t in range(1, 6):
+                    if masks[t] >> d & 1:
+                        out[n, t + 5] ^= 1 << (11 - d)
+                        if t > 1:  # a lion taken goes to no hand
+                            out[n, 12 + min(t, 4)] += 1
+                n += 1
     for h in range(3):
-        if tier[10 + h] == 0:
-            continue
-        for d in range(12):
-            if board[d]:
-                continue
-            for x in range(12):
-                v = board[x]
-                out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
-            out[n, 11 - d] = 2 + h
-            for x in range(3):
-                out[n, 12 + x] = tier[13 + x]
-                out[n, 15 + x] = tier[10 + x]
-            out[n, 15 + h] -= 1
+        to = masks[0] if tier[10 + h] else 0
+        while to:
+            d = lowest_bit_index(to)
+            to &= to - 1
+            _turned(masks, tier, out, n)
+            out[n, 0] ^= 1 << (11 - d)
+            out[n, 2 + h] |= 1 << (11 - d)
+            out[n, 14 + h] -= 1
             n += 1
     return n
 
 
 @njit(cache=True, inline="always")
-def _turned(board, out, n, tier):
-    """Row n of out: ``board`` seen from the other side (turned 180°, owners swapped), the
-    hands swapped (the next mover's first)."""
-    for x in range(12):
-        v = board[x]
-        out[n, 11 - x] = v + 5 if 0 < v < 6 else v - 5 if v else 0
-    for x in range(3):
-        out[n, 12 + x] = tier[13 + x]
-        out[n, 15 + x] = tier[10 + x]
-
-
-@njit(cache=True, inline="always")
-def unmoves(board, tier, consts, out):
+def unmoves(masks, tier, consts, out):
     """The parents (from their mover's view, the other side here, kinds 1..5): each of
     its pieces undropped (a giraffe, elephant or chick back to hand), or stepped back
     (a hen on the far rank possibly from a chick), leaving empty or one of the mover's
     pieces its hand holds (a chick in hand may have been a hen)."""
     n = 0
-    for d in range(12):
-        k = board[d]
-        if k == 0 or k > 5:
-            continue
-        if 2 <= k <= 4:
-            _turned(board, out, n, tier)
-            out[n, 11 - d] = 0
-            out[n, 12 + k - 2] += 1
-            n += 1
-        for promoted in range(2):
-            if promoted:
-                if k != HEN or d >= 3:
-                    continue
-                origins = np.int64(1) << (d + 3)
-            else:
-                if k == CHICK and d < 3:
-                    continue
-                origins = consts[1][k, d]
-            before = CHICK if promoted else k
-            while origins:
-                c = 0
-                while not (origins >> c) & 1:
-                    c += 1
-                origins &= origins - 1
-                if board[c]:
-                    continue
-                for restored in range(6, 11):  # 6: nothing taken; 7..10 the mover's G E C H
-                    h = 2 if restored == 10 else restored - 7
-                    if restored > 6 and tier[13 + h] == 0:
-                        continue
-                    _turned(board, out, n, tier)
-                    out[n, 11 - c] = before + 5
-                    out[n, 11 - d] = 0 if restored == 6 else restored - 5
-                    if restored > 6:
-                        out[n, 12 + h] -= 1
-                    n += 1
+    for k in range(1, 6):
+        pieces = masks[k]
+        while pieces:
+            d = lowest_bit_index(pieces)
+            pieces &= pieces - 1
+            if 2 <= k <= 4:
+                _turned(masks, tier, out, n)
+                out[n, k + 5] ^= 1 << (11 - d)
+                out[n, 0] |= 1 << (11 - d)
+                out[n, 9 + k] += 1
+                n += 1
+            for promoted in range(2):
+                if promoted:
+                    origins = np.int64(1) << (d + 3) if k == HEN and d < 3 else 0
+                else:
+                    origins = 0 if k == CHICK and d < 3 else consts[1][k, d]
+                origins &= masks[0]
+                while origins:
+                    c = lowest_bit_index(origins)
+                    origins &= origins - 1
+                    for restored in range(6, 11):  # 6: nothing taken; 7..10 the mover's G E C H
+                        h = 2 if restored == 10 else restored - 7
+                        if restored > 6 and tier[13 + h] == 0:
+                            continue
+                        _turned(masks, tier, out, n)
+                        out[n, k + 5] ^= 1 << (11 - d)
+                        out[n, (CHICK if promoted else k) + 5] |= 1 << (11 - c)
+                        out[n, 0] ^= 1 << (11 - c)
+                        if restored == 6:
+                            out[n, 0] |= 1 << (11 - d)
+                        else:
+                            out[n, restored - 5] |= 1 << (11 - d)
+                            out[n, 11 + h] -= 1
+                        n += 1
     return n
 
 
@@ -234,6 +224,7 @@ class Dobutsu(PieceGame):
     max_moves = 64
     max_unmoves = 160
     unmoves = "own"
+    kernels = "masks"
     value_dtype = np.uint16
     extras = 6
     piece_kinds = {ch: {"side": side, "shape": name.lower(), "name": name}

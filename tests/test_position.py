@@ -269,11 +269,14 @@ def test_a_tic_tac_toe_mark_off_the_board_is_named():
     from retro.games.tictactoe import Position as TicTacToePosition
     from retro.games.tictactoe import Side as TicTacToeSide
 
-    for x, o in ((1 << 9, 0), (0, 1 << 70), (-1, 0)):
+    from retro import games
+
+    game = games.get("tic-tac-toe")
+    for board in ((0,) * 9 + (1,), (0,) * 70 + (2,), (0,) * 8, (3,) + (0,) * 8):
         with pytest.raises(PositionError, match="^a mark lies off the 3x3 board$"):
-            TicTacToePosition(TicTacToeSide.X, x, o)
+            TicTacToePosition(game, TicTacToeSide.X, board)
     with pytest.raises(SideError):
-        TicTacToePosition("X", 0, 0)
+        TicTacToePosition(game, "X", (0,) * 9)
 
 
 @pytest.mark.parametrize("text, words", [

@@ -128,7 +128,7 @@ KERNEL = """
 import sys
 from retro import games
 game = games.get(sys.argv[1], sys.argv[2])
-tier = game.tiers()[1]
+tier = min(game.tiers(), key=game.tier_size)  # the smallest: a game may have one tier
 game.expand(tier)
 kernel = game.rules_module._kit_expand
 print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.values()))

@@ -1,17 +1,34 @@
-"""Benchmark: build and verify every small game, and the loopy solver's rate; JSON figures.
+"""Benchmark: build and verify the games that build in seconds, before and after a change; JSON.
 
-    python benchmarks/games.py [--games NAME ...] [--rounds R]
+    python benchmarks/games.py [--games NAME[:VARIANT] ... | --games all [--max-entries N]]
+                               [--rounds R] [--rev REV ...]
 
-For each game (default: tic-tac-toe, both three men's morris variants, six men's
-morris): ``retro build --force`` and ``retro verify`` in child processes, so that the
-wall time and peak memory are the command's alone (a first build of each compiles the
-kernels; the figures are the best of ``--rounds`` warm runs), the file's size, the
-positions per second. Then, in this process, the engine's work tier by tier without
-any file (expansion: the game's move generation and index; solving: the retrograde
-solver of loopy tiers or the one pass of acyclic ones), with the moves per second, and
-from the loopy tiers of six men's morris a prediction for nine men's morris's moving
-phase (about 9e9 positions up to symmetry in 28 sectors; the largest, 8 against 8,
-about 6e8).
+For each game variant (default: tic-tac-toe, both three men's morris variants, six
+men's morris, Teeko 4x4-3, 4x4 and 5x5, both variants of the race; ``--games all``:
+every listed variant of every registered game with at most ``--max-entries`` table
+entries), in child processes so that the wall time and peak memory are the command's
+alone: ``retro build --force`` (a first build compiles the kernels; the figures are
+the best of ``--rounds`` warm runs), ``retro verify``, and
+
+* entries (the table entries of the whole database), entries a second, the file's
+  bytes an entry, the build's peak resident set (``wait4``'s ``ru_maxrss`` of the
+  command) and the memory the game estimates for its largest tier
+  (``Game.tier_memory``, what ``retro build`` says before it starts);
+* the largest tier's own peak: a child solves the tiers up to it, solves it once (its
+  kernels compiled and warm), resets the high-water mark of its resident set and solves
+  it again, its children's values copied after the baseline as the estimate counts
+  them (``tests/test_tier_memory.py`` checks the same, on small variants, within 2x).
+
+``--rev REV ...`` measures each commit named (``.``: the checkout as it is, the
+default) in a ``git worktree`` of its own under /tmp (removed afterwards), with its
+own ``PYTHONPATH``, the commits' builds taking turns, so that before and after come
+from one run on the same machine; a game a commit does not know is left out of its
+figures. Measuring the checkout alone, the script also times the engine's work in this
+process, tier by tier without any file (expansion: the game's move generation and
+index; solving: the retrograde solver of loopy tiers or the one pass of acyclic ones),
+with the moves per second, for tic-tac-toe and the morris games, and from the loopy
+tiers of six men's morris a prediction for nine men's morris's moving phase (about
+9e9 positions up to symmetry in 28 sectors; the largest, 8 against 8, about 6e8).
 
 Targets on the 2-core reference machine: three men's morris <= 1 s; six men's morris,
 every position, <= 5 s and <= 1 GB, a file <= 2 MB.
@@ -21,7 +38,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,22 +51,12 @@ from numba import njit
 
 from retro.values import draw_value, preference_keys, value_of_best_key
 
-GAMES = ["tic-tac-toe", "three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris"]
+GAMES = ["tic-tac-toe", "three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris",
+         "teeko:4x4-3", "teeko:4x4", "teeko", "four-player-race", "four-player-race:jump"]
+ENGINE_GAMES = ["tic-tac-toe", "three-mens-morris", "three-mens-morris-diagonal", "six-mens-morris"]
 TARGETS = {"three-mens-morris": {"seconds": 1.0}, "three-mens-morris-diagonal": {"seconds": 1.0},
            "six-mens-morris": {"seconds": 5.0, "peak_memory_mb": 1024.0, "file_mb": 2.0}}
 NINE_MENS_MORRIS = {"moving_phase_positions": 9e9, "largest_sector_positions": 6e8}
-
-
-def timed(*args: str) -> tuple[float, float]:
-    """(seconds, peak memory in MB) of ``retro ARGS`` in a child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "retro.cli", *args], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest so far: a later, smaller child shows the earlier.
-    return seconds, max(peak, before) / 1024
 
 
 def engine_work(name: str) -> dict:
@@ -189,45 +197,229 @@ def nine_mens_morris(loopy: dict) -> dict:
     }
 
 
+def run_measured(command: list, tree: Path, stdout=subprocess.DEVNULL) -> tuple[float, int, str]:
+    """(wall seconds, peak resident set in bytes, standard output) of a child process
+    running ``command`` with ``tree`` as its retro (its own peak: ``wait4``)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))  # and the tree as the working folder: first on the path
+    with tempfile.TemporaryFile("w+") as errors:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, cwd=tree, env=env, stdout=stdout, stderr=errors, text=True)
+        out = child.stdout.read() if child.stdout is not None else ""
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the largest so far
+        seconds = time.perf_counter() - started
+        child.returncode = code = os.waitstatus_to_exitcode(status)
+        if child.stdout is not None:
+            child.stdout.close()
+        if code != 0:
+            errors.seek(0)
+            raise RuntimeError(f"{' '.join(command[2:])} in {tree}: exit {code}: {errors.read().strip()[-300:]}")
+    return seconds, usage.ru_maxrss * 1024, out
+
+
+# Run in a child with a commit's tree first on its path: what the game says of itself.
+INFO = r"""
+import json, sys
+from retro import games
+try:
+    game = games.get(sys.argv[1], sys.argv[2] or None)
+except ValueError:
+    print("null")
+    sys.exit()
+tiers = list(game.tiers())
+largest = max(tiers, key=game.tier_size)
+print(json.dumps({"game": game.full_name, "entries": sum(game.tier_size(t) for t in tiers),
+                  "positions": game.positions(), "tiers": len(tiers),
+                  "largest_tier": game.tier_name(largest), "largest_tier_entries": game.tier_size(largest),
+                  "largest_tier_estimate_bytes": game.tier_memory(largest)}))
+"""
+
+# The largest tier's own peak (see the docstring and tests/test_tier_memory.py).
+TIER_PEAK = r"""
+import gc, json, sys
+from retro import games
+from retro.engine import peak_rss, solvers
+
+
+def resident():
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
+
+
+def solve(game, tier, children):
+    values = game.solve_tier(tier, children, None)
+    return solvers.solve(game, tier, children) if values is None else values
+
+
+game = games.get(sys.argv[1], sys.argv[2] or None)
+tier = max(game.tiers(), key=game.tier_size)
+values = {}
+for each in game.tiers():
+    values[each] = solve(game, each, {c: values[c] for c in game.child_tiers(each)})
+    if each == tier:
+        break
+kept = {c: values[c] for c in game.child_tiers(tier)}
+del values
+gc.collect()
+if not peak_rss.reset():
+    print("null")
+    sys.exit()
+before = resident()
+children = {c: v.copy() for c, v in kept.items()}
+started = __import__("time").perf_counter()
+solve(game, tier, children)
+print(json.dumps({"peak_bytes": peak_rss.read() - before,
+                  "seconds": round(__import__("time").perf_counter() - started, 3)}))
+"""
+
+
+class Tree:
+    """A commit's retro: the checkout itself (``.``) or a worktree of the commit under /tmp."""
+
+    def __init__(self, rev: str) -> None:
+        self.rev = rev
+        if rev == ".":
+            self.path = HERE
+            self.commit = git("rev-parse", "HEAD")
+            self.dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", "retro"))
+            self.added = False
+        else:
+            self.commit = git("rev-parse", "--verify", f"{rev}^{{commit}}")
+            self.path = Path(tempfile.mkdtemp(prefix=f"retro-{self.commit[:8]}-", dir="/tmp"))
+            self.path.rmdir()
+            git("worktree", "add", "--detach", str(self.path), self.commit)
+            self.dirty = False
+            self.added = True
+        self.subject = git("log", "-1", "--format=%s", self.commit)[:100]
+
+    def remove(self) -> None:
+        if self.added:
+            git("worktree", "remove", "--force", str(self.path))
+
+    def describe(self) -> dict:
+        return {"rev": self.rev, "commit": self.commit, "subject": self.subject,
+                "uncommitted_changes_in_retro": self.dirty}
+
+    def info(self, name: str, variant: str) -> dict | None:
+        return json.loads(run_measured([sys.executable, "-c", INFO, name, variant], self.path,
+                                       stdout=subprocess.PIPE)[2])
+
+    def build(self, name: str, variant: str, out: Path) -> tuple[float, int]:
+        command = [sys.executable, "-m", "retro.cli", "build", "--game", name, "--out", str(out),
+                   "--quiet", "--force"]
+        if variant:
+            command[6:6] = ["--variant", variant]
+        return run_measured(command, self.path)[:2]
+
+    def verify(self, out: Path) -> float:
+        return run_measured([sys.executable, "-m", "retro.cli", "verify", str(out), "--quiet"], self.path)[0]
+
+    def tier_peak(self, name: str, variant: str) -> dict | None:
+        try:
+            return json.loads(run_measured([sys.executable, "-c", TIER_PEAK, name, variant], self.path,
+                                           stdout=subprocess.PIPE)[2])
+        except RuntimeError as error:  # a commit without the pieces it needs
+            return {"error": str(error)[-200:]}
+
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def listed(spec: list[str], max_entries: int) -> list[tuple[str, str]]:
+    """(name, variant) pairs of ``--games``: ``NAME`` or ``NAME:VARIANT``, or ``all``."""
+    if spec != ["all"]:
+        return [tuple(item.split(":", 1)) if ":" in item else (item, "") for item in spec]
+    from retro import games
+
+    out = []
+    for game in games.every_game():
+        if sum(game.tier_size(t) for t in game.tiers()) <= max_entries:
+            out.append((game.name, game.variant))
+    return out
+
+
+def measure(trees: list, name: str, variant: str, rounds: int, scratch: Path) -> dict:
+    """One game variant, each commit's builds taking turns."""
+    infos = {tree.rev: tree.info(name, variant) for tree in trees}
+    present = [tree for tree in trees if infos[tree.rev] is not None]
+    outs = {tree.rev: scratch / f"{name}-{variant or 'game'}-{i}.h5" for i, tree in enumerate(present)}
+    for tree in present:
+        tree.build(name, variant, outs[tree.rev])  # compiles, once
+    builds: dict = {tree.rev: [] for tree in present}
+    for _ in range(rounds):
+        for tree in present:
+            builds[tree.rev].append(tree.build(name, variant, outs[tree.rev]))
+    figures = {}
+    for tree in present:
+        info, runs = infos[tree.rev], builds[tree.rev]
+        seconds = min(s for s, _ in runs)
+        file_bytes = outs[tree.rev].stat().st_size
+        verify = min(tree.verify(outs[tree.rev]) for _ in range(rounds))
+        peak = tree.tier_peak(name, variant)
+        entry = {
+            **info,
+            "build_seconds": round(seconds, 3),
+            "build_seconds_all": [round(s, 3) for s, _ in runs],
+            "entries_per_second": round(info["entries"] / seconds),
+            "positions_per_second": round(info["positions"] / seconds),
+            "file_bytes": file_bytes,
+            "file_bytes_per_entry": round(file_bytes / info["entries"], 4),
+            "peak_memory_bytes": max(m for _, m in runs),
+            "verify_seconds": round(verify, 3),
+            "largest_tier_peak_bytes": (peak or {}).get("peak_bytes"),
+            "largest_tier_solve_seconds": (peak or {}).get("seconds"),
+        }
+        if entry["largest_tier_peak_bytes"]:
+            entry["largest_tier_peak_over_estimate"] = round(
+                entry["largest_tier_peak_bytes"] / info["largest_tier_estimate_bytes"], 3)
+        elif peak and "error" in peak:
+            entry["largest_tier_peak_error"] = peak["error"]
+        targets = TARGETS.get(name) if not variant else None
+        if targets:
+            measured = {"seconds": seconds, "peak_memory_mb": entry["peak_memory_bytes"] / 2**20,
+                        "file_mb": file_bytes / 1e6}
+            entry["targets"] = targets
+            entry["meets_targets"] = all(measured[k] <= v for k, v in targets.items())
+        figures[tree.rev] = entry
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", default=GAMES)
+    parser.add_argument("--games", nargs="+", default=GAMES, metavar="NAME[:VARIANT]")
+    parser.add_argument("--max-entries", type=int, default=13_000_000,
+                        help="with --games all: the variants of at most this many table entries")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rev", nargs="+", default=["."], metavar="REV",
+                        help="the commits to measure (.: the checkout as it is)")
     args = parser.parse_args()
-    figures: dict = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        for name in args.games:
-            out = Path(scratch) / f"{name}.h5"
-            timed("build", "--game", name, "--out", str(out), "--quiet", "--force")  # compiles
-            builds = [timed("build", "--game", name, "--out", str(out), "--quiet", "--force")
-                      for _ in range(args.rounds)]
-            verifies = [timed("verify", str(out), "--quiet") for _ in range(args.rounds)]
-            from retro import games
-
-            game = games.get(name)
-            positions = sum(game.positions_in(t) for t in game.tiers())
-            seconds = min(s for s, _ in builds)
-            entry = {
-                "positions": positions,
-                "build_seconds": round(seconds, 3),
-                "build_seconds_all": [round(s, 3) for s, _ in builds],
-                "positions_per_second": round(positions / seconds),
-                "peak_memory_mb": round(max(m for _, m in builds), 1),
-                "file_mb": round(out.stat().st_size / 1e6, 3),
-                "verify_seconds": round(min(s for s, _ in verifies), 3),
-                "engine": engine_work(name),
-            }
-            targets = TARGETS.get(name)
-            if targets:
-                measured = {"seconds": seconds, "peak_memory_mb": entry["peak_memory_mb"],
-                            "file_mb": entry["file_mb"]}
-                entry["targets"] = targets
-                entry["meets_targets"] = all(measured[k] <= v for k, v in targets.items())
-            figures[name] = entry
-    six = figures.get("six-mens-morris")
-    if six and "loopy_tiers" in six["engine"]:
-        figures["nine_mens_morris_prediction"] = nine_mens_morris(six["engine"]["loopy_tiers"])
-    print(json.dumps(figures, indent=2))
+    chosen = listed(args.games, args.max_entries)
+    scratch = Path(tempfile.mkdtemp(prefix="retro-games-"))
+    trees: list = []
+    try:
+        for rev in args.rev:
+            trees.append(Tree(rev))
+        result: dict = {"commits": [tree.describe() for tree in trees],
+                        "load_average_before": [round(x, 2) for x in os.getloadavg()], "games": {}}
+        for name, variant in chosen:
+            figures = measure(trees, name, variant, args.rounds, scratch)
+            key = f"{name} {variant}".strip()
+            result["games"][key] = figures if len(trees) > 1 else figures.get(".", {})
+            if [t.rev for t in trees] == ["."] and name in ENGINE_GAMES and not variant:
+                result["games"][key]["engine"] = engine_work(name)
+        result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+        six = result["games"].get("six-mens-morris", {})
+        if "engine" in six and "loopy_tiers" in six["engine"]:
+            result["nine_mens_morris_prediction"] = nine_mens_morris(six["engine"]["loopy_tiers"])
+    finally:
+        for tree in trees:
+            tree.remove()
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

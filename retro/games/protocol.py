@@ -553,8 +553,24 @@ class GridGame(Game):
         return [(self.grid_size,) * self.grid_size]
 
     def cells(self, position) -> str:
-        return "".join(str(position).split()[1:])
+        """The groups after the side to move, up to a character per point (not the pieces
+        in hand a game writes after them: ``geometry()["hand_pieces"]``)."""
+        return "".join(str(position).split()[1:])[:len(self.geometry()["points"])]
 
     def board_text(self, position, marked: Collection[str] = ()) -> str:
-        """The board with coordinates: a header of column letters, one numbered line per row."""
-        return grid_text(str(position).split()[1:], marked=marked)
+        """The board with coordinates: a header of column letters, one numbered line per
+        row in the notation's order (from row 1, or Dōbutsu shōgi's from the far rank),
+        then the pieces in hand of a game that writes them (``hand_pieces``)."""
+        geometry, cells = self.geometry(), self.cells(position)
+        names = [point["name"] for point in geometry["points"]]
+        lines, at = ["    " + " ".join(FILES[:geometry["columns"]])], 0
+        for n in geometry["groups"]:
+            lines.append(f"{names[at][1:]:>2} " + slots(cells[at:at + n], [name in marked for name in names[at:at + n]]))
+            at += n
+        if geometry.get("hand_pieces"):
+            hand = str(position).split()[-1]
+            held = [", ".join(f"{geometry['pieces'][c]['name'].lower()} ({c})" for c in hand
+                              if c in geometry["hand_pieces"] and geometry["pieces"][c]["side"] == side.value)
+                    or "none" for side in self.sides]
+            lines.append("in hand: " + "; ".join(f"{side.title} {text}" for side, text in zip(self.sides, held)))
+        return "\n".join(lines)

@@ -47,6 +47,7 @@ from numba import njit
 from ...bits import lowest_bit_index
 from ...errors import MoveSyntaxError, NotationError, RowCountError, RowLengthError, SideError, UnknownCharacterError, quoted
 from ..kit import ILLEGAL, LOST, OPEN, WON, Move, PieceGame, Position
+from ..kit.game import _variant
 from ..notation import invisible_character, tidy_move
 from ..protocol import Side as SideBase
 
@@ -197,6 +198,12 @@ def material(variant: str) -> tuple[int, int, int]:
     return (2, 2, 2) if variant == "" else tuple(variant.count(x) for x in "GEC")
 
 
+def _held(board, hand) -> tuple:
+    """The giraffes, elephants and chicks (hens included) on the board and in the hands."""
+    return (board.count(2) + board.count(7) + hand[0] + hand[3], board.count(3) + board.count(8) + hand[1] + hand[4],
+            sum(board.count(k) for k in (4, 5, 9, 10)) + hand[2] + hand[5])
+
+
 class Dobutsu(PieceGame):
     """Dōbutsu shōgi (see the module docstring)."""
 
@@ -218,7 +225,6 @@ class Dobutsu(PieceGame):
                    "url": "https://ipsj.ixsq.nii.ac.jp/ej/?action=repository_uri&item_id=66244"})
     sides = Side
     variants = ("", "GEC", "C")  # the game; less material (endgames, and the tests' checks)
-    listed_variants = ("",)
     symmetries = 2
     rows, cols = 4, 3
     max_moves = 64
@@ -236,7 +242,7 @@ class Dobutsu(PieceGame):
         super().__init__(variant)
         self.material = material(variant)
         if variant:
-            self.description = f"Dōbutsu shōgi with the lions and {variant} only (the pieces in play)"
+            self.description = f"Dōbutsu shōgi with less: the lions and {variant} (G giraffe, E elephant, C chick) only"
         attacks = np.zeros((6, 12), dtype=np.int64)
         for t, steps in STEPS.items():
             for c in range(12):
@@ -300,8 +306,7 @@ class Dobutsu(PieceGame):
     # --- positions and notation ---------------------------------------------------
 
     def extras_of(self, position) -> tuple:
-        hand = position.hand
-        return hand if position.side.code == 0 else hand[3:] + hand[:3]
+        return self.hand_of(position.hand, position.side)  # the halves swapped for gote, both ways
 
     def hand_of(self, extras, side) -> tuple:
         return tuple(extras) if side.code == 0 else tuple(extras[3:]) + tuple(extras[:3])
@@ -349,7 +354,10 @@ class Dobutsu(PieceGame):
             if ch not in "GECgec":
                 raise UnknownCharacterError(f"unknown piece {quoted(ch)} in hand: use G E C, g e c")
             held["GECgec".index(ch)] += 1
-        return Position(self, side, tuple(board), tuple(held))
+        have = _held(board, held)  # less material: the variant of those pieces reads it
+        game = self if have == self.material else next((_variant(type(self), v) for v in self.variants
+                                                        if material(v) == have), self)
+        return Position(game, side, tuple(board), tuple(held))
 
     def check(self, position) -> None:
         board, hand = position.board, position.hand
@@ -359,12 +367,11 @@ class Dobutsu(PieceGame):
         if lions[position.side.other.code] != 1 or lions[position.side.code] > 1:
             raise NotationError(f"sente has {lions[0]} lions and gote {lions[1]}: each has one "
                                 "(the side to move none once its lion is taken)")
-        have = (board.count(2) + board.count(7) + hand[0] + hand[3],
-                board.count(3) + board.count(8) + hand[1] + hand[4],
-                sum(board.count(k) for k in (4, 5, 9, 10)) + hand[2] + hand[5])
+        have = _held(board, hand)
         if have != self.material:
             raise NotationError(f"{have[0]} giraffes, {have[1]} elephants and {have[2]} chicks or hens: "
-                                f"the game has {self.material[0]}, {self.material[1]} and {self.material[2]}")
+                                f"the game has {self.material[0]}, {self.material[1]} and {self.material[2]} (its variants "
+                                f"{', '.join(v for v in self.variants if v)}: the pieces they name)")
 
     def move_text(self, before, after) -> str:
         mine = range(1, 6) if before.side.code == 0 else range(6, 11)
@@ -394,6 +401,8 @@ class Dobutsu(PieceGame):
         return f"{winner.title} {how}: {winner.title} has won"
 
     def geometry(self) -> dict:
-        out = super().geometry()
-        out["hands"] = True
+        """The points in the notation's order (rank 4 first); the hands written as letters
+        after the ranks (``hand_pieces``), '-' an empty square and an empty hand."""
+        out, by_rank = super().geometry(), [p for r in (3, 2, 1, 0) for p in range(r * 3, r * 3 + 3)]
+        out.update(points=[out["points"][p] for p in by_rank], hands=True, hand_pieces="GECgec", empty="-")
         return out

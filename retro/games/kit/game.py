@@ -192,12 +192,14 @@ class Position:
             raise SideError(f"side to move must be a {self.game.title_in_sentence} Side, not {self.side!r}")
         # ints only, as every game's positions (protocol: whole_numbers): a 1.0 or a True
         # would print wrong and break the jitted rules; numpy integers become ints
-        if not isinstance(self.board, (tuple, list, np.ndarray)):
-            raise TypeError(f"the board of a position must be a tuple of ints, not {type(self.board).__name__}")
-        for value in self.board:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"the board of a position must hold ints, not {type(value).__name__}")
-        object.__setattr__(self, "board", tuple(int(v) for v in self.board))
+        for name in ("board", "hand"):  # the hand too: pieces in hand are counts
+            cells = getattr(self, name)
+            if not isinstance(cells, (tuple, list, np.ndarray)):
+                raise TypeError(f"the {name} of a position must be a tuple of ints, not {type(cells).__name__}")
+            for value in cells:
+                if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                    raise TypeError(f"the {name} of a position must hold ints, not {type(value).__name__}")
+            object.__setattr__(self, name, tuple(int(v) for v in cells))
         self.game.check(self)
 
     def __str__(self) -> str:

@@ -594,10 +594,18 @@ class PieceGame(GridGame):
     def tier_of(self, position: Position):
         return self.tier_of_part(self.view(position)[1])
 
+    def stored(self, position: Position) -> bool:
+        """Whether a part of its tier holds ``position`` (not one whose mover has lost by
+        the rules: Dōbutsu shōgi's side whose lion is taken; its value is the rules')."""
+        part = tuple(self.view(position)[1])
+        return part in self._part_offsets(self.tier_of_part(part))[2]
+
     def index(self, position: Position) -> int:
         board, part = self.view(position)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         _, offsets, number = self._part_offsets(self.tier_of_part(part))
+        if tuple(part) not in number:  # not stored (see stored)
+            return -1
         entry = numbering.entry_of(board, self._tier_array(part)[:self.kinds], self.tables, masks)[0]
         return int(offsets[number[tuple(part)]] + entry)
 

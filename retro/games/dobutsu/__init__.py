@@ -237,6 +237,7 @@ class Dobutsu(PieceGame):
                    for side, letters in (("S", "LGECH"), ("G", "lgech"))
                    for ch, name in zip(letters, ("Lion", "Giraffe", "Elephant", "Chick", "Hen"))}
     turn = np.arange(11, -1, -1)
+    cell_characters = "LGECHlgech-"  # its pieces and '-' (what its ranks hold)
 
     def __init__(self, variant: str = "") -> None:
         super().__init__(variant)
@@ -311,12 +312,10 @@ class Dobutsu(PieceGame):
     def hand_of(self, extras, side) -> tuple:
         return tuple(extras) if side.code == 0 else tuple(extras[3:]) + tuple(extras[:3])
 
-    @property
-    def cell_characters(self) -> str:
-        return "".join(self.piece_kinds) + "-"
-
     def start(self) -> Position:
-        return self.parse("S gle -c- -C- ELG -")
+        """The setup; a variant's keeps the lions and sente's pieces it names (GEC: 'S -l- --- -C- ELG -')."""
+        keep = "LGECHlgech S-" if not self.variant else "Ll S-" + self.variant
+        return self.parse("".join(c if c in keep else "-" for c in "S gle -c- -C- ELG -"))
 
     def position_text(self, position) -> str:
         chars = "-" + "".join(self.piece_kinds)

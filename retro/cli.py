@@ -29,7 +29,7 @@ from ._version import __version__
 from .crosscheck import DEFAULT_METHOD, METHODS, SOLVER_NAMES
 from .db import locations
 from .db.format import DatabaseError, default_path
-from .errors import GameMismatchError, quoted
+from .errors import GameMismatchError, counted, quoted
 from .outputs import check_output
 from .games.musketeers import rules
 from .games.musketeers.position import PositionError
@@ -659,7 +659,7 @@ def _build(args: argparse.Namespace) -> int:
     if summary.game.name == games.DEFAULT_GAME:
         held = f"layers 0..{summary.max_enemy_men}"
     else:
-        held = f"{summary.game.full_name}, {len(summary.tiers)} tiers"
+        held = f"{summary.game.full_name}, {counted(len(summary.tiers), 'tier')}"
     locations.record(Path(summary.path), summary.game.full_name)  # found from anywhere
     if summary.already_built:
         print(f"{Path(summary.path).resolve()} is already built ({held}); pass --force to rebuild")
@@ -823,7 +823,7 @@ def _verify(args: argparse.Namespace) -> int:
     if musketeers:
         print(f"verifying {report.path} ({report.size}x{report.size}, layers 0..{report.max_enemy_men})")
     else:
-        print(f"verifying {report.path} ({report.game}, {report.tiers} tiers)")
+        print(f"verifying {report.path} ({report.game}, {counted(report.tiers, 'tier')})")
     for check in report.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}{detail}")
@@ -925,7 +925,7 @@ def _verify_export(path: Path, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"verifying {path} (a win/draw/loss export of {report['game']}, {report['tiers']} tiers)")
+        print(f"verifying {path} (a win/draw/loss export of {report['game']}, {counted(report['tiers'], 'tier')})")
         print(f"  {'FAIL' if failed else 'ok  '}  every block's Fletcher32 and every tier's SHA-256"
               + "".join(f"\n        {f['tier']}: {f['problem']}" for f in failed[:args.max_reports]))
         print(f"exported from the database of content digest {report['source_digest']}, which "

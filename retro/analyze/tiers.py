@@ -179,7 +179,7 @@ def report_text(report: dict) -> str:
     """The text report of ``retro analyze`` for a tiered game."""
     game = f"{report['title']}{' ' + report['variant'] if report['variant'] else ''}"
     positions = report["positions"]
-    lines = [f"{report['path']}: {game}, {len(report['tiers'])} tiers, "
+    lines = [f"{report['path']}: {game}, {len(report['tiers'])} tier{'s' * (len(report['tiers']) != 1)}, "
              f"{positions['entries']:,} table entries standing for {positions['all']:,} "
              f"positions, {positions['distinct']:,} distinct up to symmetry"]
     start = report.get("start")

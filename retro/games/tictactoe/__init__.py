@@ -9,6 +9,11 @@ position). A player with a line has won, whichever side is to move.
 Notation: ``X ... .X. ..O`` — the side to move (``X`` or ``O``), then one group per
 row from row 1, columns a→c, ``X``/``O`` for the marks and ``.`` for an empty
 square. A move is the square marked: ``b2``.
+
+Built on the kit (:mod:`retro.games.kit`): the rules are two jitted kernels
+(:mod:`.rules`); boards keep each side's own kind (X 1, O 2), a tier per number of
+marks ``(X's, O's)``, entries numbered with no symmetry folded and values stored from
+X's view (the kit's ``relative_values = False`` and ``fold = False``).
 """
 
 from __future__ import annotations
@@ -56,9 +61,8 @@ class Position(KitPosition):
 
 
 class TicTacToe(PieceGame):
-    """Tic-tac-toe (see the module docstring): on the kit, with its own numbering (X's
-    squares ranked, then O's among the rest; no symmetry folded: 6,046 entries) and
-    values from X's view."""
+    """Tic-tac-toe (see the module docstring): X's squares ranked, then O's among the
+    squares left (6,046 entries)."""
 
     name = "tic-tac-toe"
     title = "Tic-tac-toe"

@@ -83,6 +83,7 @@ function gameParam(board) {
 /** The pieces each side has in all (morris): the hands of the board's start; none
  *  when the database does not hold the start (a build stopped after the placing). */
 function fullHands(board) {
+  if (board.geometry.hand_pieces) return ['', ''];  // pieces in hand as letters: none
   if (!board.start) return [0, 0];
   const start = board.geometry.hands ? readPosition(board, board.start).hands : null;
   const full = board.geometry.pieces_per_side || 0;
@@ -201,7 +202,7 @@ function readUrl() {
     at: ply !== null && /^\d{1,3}$/.test(ply) ? parseInt(ply, 10) : null,
     mode: play && /^[A-Za-z]{1,20}$/.test(play) ? play : 'explore',
     seed: /^\d{1,18}$/.test(q.get('seed') || '') ? q.get('seed') : null,
-    game: name && /^[a-z0-9-]{1,40}$/.test(name) ? name : null,
+    game: name && /^[A-Za-z0-9-]{1,40}$/.test(name) ? name : null,  // a board's key: dobutsu-GEC
   };
 }
 
@@ -484,7 +485,11 @@ function whyNot(board, here, name) {
   const placing = here.moves.some((m) => !parseMove(m.move).from);
   const point = board.geometry.kind === 'grid' ? 'square' : 'point';
   if (piece && placing) return 'That ' + point + ' is not empty.';
-  if (view.selected && !(piece && piece.side === here.side)) return view.selected + ' cannot go to ' + name + '.';
+  if (view.selected && !(piece && piece.side === here.side)) {
+    const drop = parseMove(view.selected + name).drop;
+    const held = drop && board.geometry.pieces[drop];
+    return (held ? 'The ' + held.name.toLowerCase() + ' in hand' : view.selected) + ' cannot go to ' + name + '.';
+  }
   if (piece && piece.side !== here.side) {
     const what = piece.name ? 'That is ' + (/^[aeiou]/i.test(piece.name) ? 'an ' : 'a ') + piece.name
       : 'That piece is ' + possessive(sideOf(board, piece.side));
@@ -492,7 +497,9 @@ function whyNot(board, here, name) {
   }
   if (piece) return 'The piece on ' + name + ' cannot move.';
   if (placing) return 'No move places a piece on ' + name + '.';
-  return name + ' is empty: choose one of ' + possessive(mover) + ' pieces first, then where it goes.';
+  const drops = here.moves.some((m) => parseMove(m.move).drop);
+  return name + ' is empty: choose one of ' + possessive(mover) + ' pieces' + (drops ? ' (on the board or in hand)' : '') +
+    ' first, then where it goes.';
 }
 
 // --- the position editor -----------------------------------------------------------------
@@ -601,10 +608,15 @@ function drawEditorSides() {
   const hands = editor.board.geometry.hands;
   $('edit-hands').hidden = !hands;
   if (hands) {
+    const letters = editor.board.geometry.hand_pieces;  // pieces in hand as letters ('CG')
     [0, 1].forEach((i) => {
       $('hand-' + i + '-name').textContent = capitalize(editor.board.sides[i].title);
       const input = $('hand-' + i);
-      input.max = String(fullHands(editor.board)[i]);
+      input.type = letters ? 'text' : 'number';
+      input.inputMode = letters ? 'text' : 'numeric';
+      if (letters) input.removeAttribute('max');
+      else input.max = String(fullHands(editor.board)[i]);
+      input.placeholder = letters ? 'letters, such as ' + letters.slice(0, 2) : '';
       input.value = String(editor.hands[i]);
     });
   }
@@ -715,12 +727,51 @@ function paintBoard() {
   }
   box.classList.toggle('editing', !!editor);
   drawBoard(box, spec);
-  const handsLine = $('hands');
-  handsLine.hidden = !hands;
-  if (hands) {
-    handsLine.textContent = 'In hand: ' + board.sides[0].title + ' ' + hands[0] + ', ' +
+  drawHands(board, hands, editor || view.preview ? null : current());
+}
+
+/** The pieces in hand under the board: a count each (morris), or, in a game that writes
+ *  them as letters (geometry.hand_pieces), a button per piece; a click on one of the
+ *  mover's chooses it to drop (its drops' source, ``C*``), as a click on a piece of the
+ *  board chooses it to move. ``here``: the position played (null: preview, editor). */
+function drawHands(board, hands, here) {
+  const line = $('hands');
+  line.hidden = !hands;
+  if (!hands) return;
+  if (!board.geometry.hand_pieces) {
+    line.textContent = 'In hand: ' + board.sides[0].title + ' ' + hands[0] + ', ' +
       board.sides[1].title + ' ' + hands[1];
+    return;
   }
+  line.textContent = 'In hand: ';
+  const drops = {};  // a piece's letter (lower case) -> its drops' source
+  if (here) {
+    here.moves.forEach((m) => {
+      const p = parseMove(m.move);
+      if (p.drop) drops[p.drop.toLowerCase()] = p.from;
+    });
+  }
+  board.sides.forEach((side, i) => {
+    const part = html('span', {'class': 'hand-side', 'data-side': side.name}, capitalize(side.title) + ' ');
+    if (!hands[i]) part.appendChild(document.createTextNode('none'));
+    hands[i].split('').forEach((c) => {
+      const piece = board.geometry.pieces[c] || {name: c, side: side.name};
+      const source = here && here.side === side.name ? drops[c.toLowerCase()] : undefined;
+      const button = html('button', {type: 'button', 'class': 'hand-piece side-' + i + (source && canMove() ? ' source' : ''),
+        'data-hand': c, title: piece.name, 'aria-label': possessive(side) + ' ' + piece.name.toLowerCase() + ' in hand'},
+      c.toUpperCase());
+      if (source && view.selected === source) button.setAttribute('aria-pressed', 'true');
+      button.addEventListener('click', () => {
+        if (source) { onPoint(source); return; }
+        if (!here) return;
+        const mover = sideOf(board, here.side);
+        say(here.side !== side.name ? 'That is ' + possessive(side) + ' ' + piece.name.toLowerCase() + ': ' +
+          sideIs(mover) + ' to move.' : 'No move drops the ' + piece.name.toLowerCase() + '.', 'warn');
+      });
+      part.appendChild(button);
+    });
+    line.appendChild(part);
+  });
 }
 
 function verb(k) { return k === 'win' ? 'keeps the win' : k === 'draw' ? 'draws' : 'loses'; }

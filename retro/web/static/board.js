@@ -43,6 +43,7 @@ function turnedSize(columns, rows, orient) {
 
 function arrow(svg, at, move, kind) {
   const p = parseMove(move);
+  if (p.drop) p.from = null;  // a drop from the hand: a placement
   if (!p.to || !at[p.to] || (p.from && !at[p.from])) return;
   if (!p.from) {  // a placement: a ring on its point
     el('circle', {cx: at[p.to].x, cy: at[p.to].y, r: 0.3, 'class': 'arrow ' + kind}, svg);
@@ -70,9 +71,16 @@ function arrow(svg, at, move, kind) {
   }
 }
 
-function drawPiece(svg, at, shape, char) {
+/** A piece: its shape's drawing; in a game of several kinds of piece a side
+ *  (``lettered``), a token of its side's colour (``side``: 0 or 1) with its letter. */
+function drawPiece(svg, at, shape, char, lettered, side) {
   const g = el('g', {'class': 'piece', 'data-piece': char}, svg);
-  if (shape === 'ring') {
+  if (lettered) {
+    el('rect', {x: at.x - 0.34, y: at.y - 0.34, width: 0.68, height: 0.68, rx: 0.12,
+      'class': 'token side-' + side}, g);
+    el('text', {x: at.x, y: at.y, 'text-anchor': 'middle', 'dominant-baseline': 'central',
+      'class': 'token-letter side-' + side}, g).textContent = char.toUpperCase();
+  } else if (shape === 'ring') {
     el('circle', {cx: at.x, cy: at.y, r: 0.34, 'class': 'musketeer'}, g);
     el('circle', {cx: at.x, cy: at.y, r: 0.17, 'class': 'musketeer-ring'}, g);
   } else if (shape === 'cross') {
@@ -138,10 +146,18 @@ export function drawBoard(box, spec) {
   const at = {};
   geometry.points.forEach((p) => { at[p.name] = turn(p.x + 0.5, p.y + 0.5); });
 
-  // Coordinates outside the board, on whichever sides the turns took them to.
+  // Coordinates outside the board, on whichever sides the turns took them to: each
+  // column's letter and each row's number as its points' names say (a game may draw
+  // its last row on top: Dōbutsu shōgi's far rank).
+  const files = {};
+  const numbers = {};
+  geometry.points.forEach((p) => {
+    const m = /^([a-z])([0-9]{1,2})$/.exec(p.name);
+    if (m) { files[p.x] = m[1]; numbers[p.y] = m[2]; }
+  });
   const labels = [];
-  for (let c = 0; c < columns; c++) labels.push({text: FILES[c], at: turn(c + 0.5, -0.3)});
-  for (let r = 0; r < rows; r++) labels.push({text: String(r + 1), at: turn(-0.3, r + 0.5)});
+  for (let c = 0; c < columns; c++) labels.push({text: files[c] || FILES[c], at: turn(c + 0.5, -0.3)});
+  for (let r = 0; r < rows; r++) labels.push({text: numbers[r] || String(r + 1), at: turn(-0.3, r + 0.5)});
   let minX = -0.08;
   let minY = -0.08;
   let maxX = size.w + 0.08;
@@ -202,11 +218,14 @@ export function drawBoard(box, spec) {
     el('rect', {x: at[name].x - 0.4, y: at[name].y - 0.4, width: 0.8, height: 0.8, rx: 0.08,
       'class': 'goal ' + geometry.pieces[char].shape, 'data-goal': side}, svg);
   });
+  const kinds = {};  // pieces of each side: several make the pieces lettered tokens
+  Object.values(geometry.pieces).forEach((p) => { kinds[p.side] = (kinds[p.side] || 0) + 1; });
+  const lettered = Object.values(kinds).some((n) => n > 1);
   geometry.points.forEach((point) => {
     const name = point.name;
     const cell = spec.cells[name];
     const piece = geometry.pieces[cell];
-    if (piece) drawPiece(svg, at[name], piece.shape, cell);
+    if (piece) drawPiece(svg, at[name], piece.shape, cell, lettered, board.sides.findIndex((s) => s.name === piece.side));
     const target = targets[name] || removals[name];
     if (target) {
       const attrs = {cx: at[name].x, cy: at[name].y, 'data-target': name};

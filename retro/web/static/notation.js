@@ -1,11 +1,13 @@
 /* retro's page: reading and writing the notation, and saying values in words.
  *
  * The page knows no rules. It reads the notation only to draw a board: the side to
- * move, the pieces in hand (morris), then one character per point in the order
- * /api/v1/info lists the points, in the groups info gives (geometry.groups); and a
- * move's points: `from-to`, a placement `to`, a removal `...xpoint`. */
+ * move, the pieces in hand (morris: a count each), then one character per point in the
+ * order /api/v1/info lists the points, in the groups info gives (geometry.groups), then
+ * the pieces in hand of a game that writes them as letters (geometry.hand_pieces, '-'
+ * for none: Dōbutsu shōgi); and a move's points: `from-to`, a placement `to`, a removal
+ * `...xpoint`, a drop from the hand `C*b2` (its source is `C*`). */
 
-const MOVE = /^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$/;
+const MOVE = /^(?:([a-z][0-9]{1,2})-|([A-Za-z])\*)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$/;
 
 export function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
 
@@ -94,10 +96,30 @@ export function readPosition(board, text) {
     });
     return {side: tokens[0], cells: cells, hands: null};
   }
+  const letters = geometry.hand_pieces;
+  if (letters) {  // the ranks, then the pieces in hand as letters: [side 0's, side 1's]
+    const groups = (geometry.groups || [geometry.points.length]).length;
+    const chars = tokens.slice(1, 1 + groups).join('');
+    const cells = {};
+    geometry.points.forEach((point, i) => { cells[point.name] = chars[i] || '.'; });
+    const held = tokens[1 + groups] || '';
+    const hands = board.sides.map((side) => held.split('').filter((c) => letters.includes(c) &&
+      geometry.pieces[c] && geometry.pieces[c].side === side.name).join(''));
+    return {side: tokens[0], cells: cells, hands: hands};
+  }
   const chars = tokens.slice(1 + (geometry.hands ? 2 : 0)).join('');
   const cells = {};
   geometry.points.forEach((point, i) => { cells[point.name] = chars[i] || '.'; });
   return {side: tokens[0], cells: cells, hands: geometry.hands ? [+tokens[1], +tokens[2]] : null};
+}
+
+/** The letters a side holds in a game that writes its hands as letters, each as that
+ *  side writes it (what an editor's user typed in either case: 'cg' for Gote is 'cg'). */
+function handLetters(board, i, typed) {
+  const geometry = board.geometry;
+  return String(typed || '').split('').map((t) => geometry.hand_pieces.split('').find((c) =>
+    c.toLowerCase() === t.toLowerCase() && geometry.pieces[c] && geometry.pieces[c].side === board.sides[i].name) || t)
+    .filter((c) => c.trim() && c !== '-').join('');
 }
 
 /** The text of a position: the side's letter, the hands (morris), then the points in
@@ -108,10 +130,15 @@ export function compose(board, letter, cells, hands) {
     return [letter].concat(Object.keys(geometry.pieces).map((char) =>
       geometry.points.map((p) => p.name).find((name) => cells[name] === char) || '?')).join(' ');
   }
-  const chars = geometry.points.map((point) => cells[point.name] || '.').join('');
+  const empty = geometry.empty || '.';
+  const chars = geometry.points.map((point) => (geometry.pieces[cells[point.name]] ? cells[point.name] : empty)).join('');
   const groups = [];
   let at = 0;
   (geometry.groups || [chars.length]).forEach((n) => { groups.push(chars.slice(at, at + n)); at += n; });
+  if (geometry.hand_pieces) {
+    const held = [0, 1].map((i) => handLetters(board, i, hands && hands[i])).join('');
+    return [letter].concat(groups, [held || '-']).join(' ');
+  }
   return [letter].concat(geometry.hands ? [String(hands[0]), String(hands[1])] : [], groups).join(' ');
 }
 
@@ -125,9 +152,12 @@ export function sameMove(canonical, typed) {
   return got === want || (!want.includes('x') && /^[a-e][1-5]x[a-e][1-5]$/.test(got) && got.replace('x', '') === want);
 }
 
+/** A move's points: {from, to, remove, drop}; a drop's ``from`` is its piece and '*'
+ *  (``C*``: the hand's piece a click chooses), ``drop`` the piece's letter. */
 export function parseMove(text) {
   const m = MOVE.exec(text || '');
-  return m ? {from: m[1] || null, to: m[2], remove: m[3] || null} : {from: null, to: null, remove: null};
+  if (!m) return {from: null, to: null, remove: null, drop: null};
+  return {from: m[1] || (m[2] ? m[2] + '*' : null), to: m[3], remove: m[4] || null, drop: m[2] || null};
 }
 
 /** Moves numbered as `retro play`'s score numbers them ("1. e1-d1 d2-d1 2. c3-c2", and

@@ -400,8 +400,9 @@ class Dobutsu(PieceGame):
         return f"{winner.title} {how}: {winner.title} has won"
 
     def geometry(self) -> dict:
-        """The points in the notation's order (rank 4 first); the hands written as letters
-        after the ranks (``hand_pieces``), '-' an empty square and an empty hand."""
-        out, by_rank = super().geometry(), [p for r in (3, 2, 1, 0) for p in range(r * 3, r * 3 + 3)]
-        out.update(points=[out["points"][p] for p in by_rank], hands=True, hand_pieces="GECgec", empty="-")
+        """The points in the notation's order, rank 4 first and drawn on top (sente's view);
+        the hands written as letters after the ranks (``hand_pieces``), '-' an empty
+        square and an empty hand."""
+        out, ranks = super().geometry(), [p for r in (3, 2, 1, 0) for p in range(r * 3, r * 3 + 3)]
+        out.update(points=[dict(out["points"][p], y=3 - p // 3) for p in ranks], hands=True, hand_pieces="GECgec", empty="-")
         return out

@@ -243,6 +243,16 @@ KNOWN_FAMILIES = ("Three Musketeers", "tic-tac-toe", "morris", "four-player race
 EVERY = None  # text like no game's: every registered family, in registry order
 
 
+def _letters_of(game) -> set:
+    """The letters a game writes in a position (its cells' and its sides'), as the tidied text has them."""
+    return {c.upper() for c in game.cell_characters + "".join(side.letter for side in game.sides)}
+
+
+# A word no registered game writes (of letters outside every game's notation; "hello"
+# before a game wrote H, E and L): its first group is no game's side nor any game's row.
+FOREIGN = "".join(c for c in "HELLOQUIZJYVK" if all(c not in _letters_of(games.get(n)) for n in games.GAMES))
+
+
 @pytest.mark.parametrize("text, words, named", [
     # The side letters: of the game the text resembles, of every game that fits as well.
     ("Q XXXXO XXXXX XXOXX XXXXX OXXXX", "unknown side to move 'Q': expected ", ["Three Musketeers"]),
@@ -253,7 +263,7 @@ EVERY = None  # text like no game's: every registered family, in registry order
     ("Q OOO ... ...", "unknown side to move 'Q': expected ", ["Three Musketeers", "tic-tac-toe"]),
     # Text like no game's: every game's letters.
     ("Q", "unknown side to move 'Q': expected ", EVERY),
-    ("hello world", "unknown side to move 'HELLO': expected ", EVERY),
+    (f"{FOREIGN.lower()} world", f"unknown side to move '{FOREIGN}': expected ", EVERY),
     ("Q a1 d1 d4 a4", "unknown side to move 'Q': expected ", ["four-player race"]),
     ("... ... ...", "missing side to move: start the position with ", ["Three Musketeers", "tic-tac-toe", "morris"]),
     ("XXX ... ...", "missing side to move: start the position with ", ["Three Musketeers", "tic-tac-toe"]),
@@ -277,6 +287,24 @@ def test_the_side_letters_named_are_of_the_games_the_text_resembles_most(text, w
         named = named + [family for family, game in every.items() if family not in KNOWN_FAMILIES
                          and f"{side_letters(game)} ({family})" in message]
     assert message == words + sides_text(named)
+
+
+def test_a_first_word_of_several_games_cells_is_an_unknown_side_not_a_missing_one():
+    """A first group whose characters are cells of registered games but of no one game
+    together (no game's row, as HELLO once Dōbutsu writes H, E and L and Three
+    Musketeers O) is an unknown side to move; one game's cells alone, a missing side."""
+    from retro.errors import SideError
+
+    every = [games.get(name) for name in games.GAMES]
+    cells = [{c.upper() for c in game.cell_characters} for game in every]
+    pairs = [(a, b) for x in cells for y in cells for a in sorted(x - y) for b in sorted(y - x)
+             if a.isalpha() and b.isalpha() and not any({a, b} <= z for z in cells)]
+    assert pairs  # with the games registered, such a word exists
+    a, b = pairs[0]
+    with pytest.raises(SideError, match=f"^unknown side to move '{a}{b}'"):
+        games.identify(f"{a}{b} {a}")
+    with pytest.raises(SideError, match="^missing side to move"):
+        games.identify(f"{a}{a} {a}")
 
 
 def test_the_side_letters_of_the_games_the_tables_were_written_for():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import NotationError, PositionError, SideError, quoted
+from .dobutsu import Dobutsu
 from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
 from .morris.nine import NineMensMorris
 from .musketeers import ThreeMusketeers
@@ -30,6 +31,7 @@ GAMES: dict[str, type[Game]] = {
         NineMensMorris,
         FourPlayerRace,
         Teeko,
+        Dobutsu,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name
@@ -104,7 +106,9 @@ def identify(text: str) -> tuple[Game, object]:
     notation the text resembles most (the first of them in registry order). When the
     side to move is no game's and games of several notations resemble the text as
     much, the error names the side letters of each of them (of every game when the
-    text resembles none).
+    text resembles none); its first word is a missing side only when it could be a row
+    of one of those games (a word whose letters only several games write together, such
+    as ``HELLO``, is an unknown side).
     """
     errors: list = []
     for game in _parsers():
@@ -123,8 +127,7 @@ def identify(text: str) -> tuple[Game, object]:
         sides = ", ".join(f"{game.side_letters} ({family})" for family, game in families.items())
         if not tokens:
             raise SideError(f"empty position: start with the side to move: {sides}")
-        cells = {char for game in families.values() for char in game.cell_characters}
-        if set(tokens[0]) <= cells:
+        if any(set(tokens[0]) <= set(game.cell_characters) for game in families.values()):
             raise SideError(f"missing side to move: start the position with {sides}")
         raise SideError(f"unknown side to move {quoted(tokens[0])}: expected {sides}")
     raise closest[0][1]

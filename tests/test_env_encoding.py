@@ -35,7 +35,8 @@ def sampled_positions(game, count=30, seed=1):
 def test_every_legal_move_round_trips_and_the_mask_is_the_legal_moves(game):
     encoding = Encoding(game)
     n = len(game.geometry()["points"])
-    assert encoding.size == (n + 1) * n * (n + 1)
+    drops = len(set((game.geometry().get("hand_pieces") or "").upper()))  # kinds a hand holds: a drop's from
+    assert encoding.size == (n + drops + 1) * n * (n + 1)
     for position in sampled_positions(game):
         moves = position.legal_moves()
         actions = [encoding.action(m) for m in moves]
@@ -70,7 +71,14 @@ def test_the_planes_show_the_pieces_the_notation_writes(game):
         assert planes[-1].sum() == len(geometry["points"])
         assert planes.min() >= 0.0 and planes.max() <= 1.0
         hands = encoding.hand_counts(position)
-        if geometry.get("hands"):
+        if geometry.get("hand_pieces"):  # the letters after the rows: a plane per letter, 1 - 2**-count
+            held = str(position).split()[-1]
+            first = len(encoding.pieces) + sides
+            for k, letter in enumerate(geometry["hand_pieces"]):
+                assert planes[first + k].min() == planes[first + k].max() == 1.0 - 0.5 ** held.count(letter)
+            assert hands.tolist() == [sum(held.count(c) for c in geometry["hand_pieces"]
+                                          if geometry["pieces"][c]["side"] == side.value) for side in game.sides]
+        elif geometry.get("hands"):
             in_hand = [float(t) for t in str(position).split()[1:3]]
             assert hands.tolist() == in_hand
             # The planes alone give the hands back: each side's plane is its share of its pieces.

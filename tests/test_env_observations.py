@@ -72,9 +72,11 @@ def neighbours(game, positions: list, rng: random.Random, count: int) -> list:
             continue
         k = rng.randrange(len(mine))
         try:
-            out.append(game.parse(" ".join(mine[:k] + [theirs[k]] + mine[k + 1:])))
+            position = game.parse(" ".join(mine[:k] + [theirs[k]] + mine[k + 1:]))
         except PositionError:  # not a position (more pieces than the game has, ...)
             continue
+        if game.for_position(position).full_name == game.full_name:  # not another variant's
+            out.append(position)
     return out
 
 

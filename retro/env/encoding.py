@@ -5,13 +5,17 @@ hand to an agent.
 **Actions.** Every game's moves are written ``[from-]to[xremove]`` over the points of
 its board (``geometry()["points"]``, in that order, numbered 0..n-1): a Three Musketeers
 or race step ``e1-d1``, a tic-tac-toe mark or a morris placement ``b2``, a morris slide or
-flight ``b2-c2``, a move closing a mill ``b2-c2xd4`` or ``b2xd4``. A move is the action
+flight ``b2-c2``, a move closing a mill ``b2-c2xd4`` or ``b2xd4``; a game whose hands hold
+pieces of several kinds (``geometry()["hand_pieces"]``) also drops ``C*b2``, whose
+``from`` is n + the piece's place among the hand's letters (Dōbutsu shōgi: G, E, C;
+either case). A move is the action
 
     action = ((from + 1) * n + to) * (n + 1) + (remove + 1)
 
 with ``from`` and ``remove`` -1 when the move has none: a fixed discrete space of
-``(n + 1) * n * (n + 1)`` actions per game (tic-tac-toe 900, six men's morris 4,624,
-nine men's morris 15,000, Three Musketeers 5×5 16,900), most of them never legal; the
+``(n + d + 1) * n * (n + 1)`` actions per game, ``d`` the kinds a hand may hold (0 but
+in Dōbutsu shōgi, 3): tic-tac-toe 900, six men's morris 4,624, nine men's morris 15,000,
+Three Musketeers 5×5 16,900, Dōbutsu shōgi 2,496, most of them never legal; the
 ``action_mask`` says which are.
 
 An action is an ``int``, a numpy integer or a 0-d integer array in ``0..size-1``
@@ -22,10 +26,13 @@ An action is an ``int``, a numpy integer or a 0-d integer array in ``0..size-1``
 morris points sit on a grid too, the cells between them always 0): one plane per kind
 of piece, in the order of ``geometry()["pieces"]``, 1 where such a piece stands; then
 one plane per side, all 1 for the side to move; then, in the games with pieces in hand
-(morris), one plane per side, all ``in hand / pieces_per_side``; last a plane marking
-the board's points (the squares of a grid game: all 1). The planes alone are the whole
-position: two positions differing in anything (the hands too) differ in their planes.
-The pieces in hand are also a vector, one count per side (:meth:`Encoding.hand_counts`).
+(morris), one plane per side, all ``in hand / pieces_per_side``, or, in a game whose
+hands hold pieces of several kinds (Dōbutsu shōgi), one plane per letter of
+``hand_pieces`` (each side's kinds), all ``1 - 2**-count`` (0 for none, 1/2 for one,
+3/4 for two: no scale to know); last a plane marking the board's points (the squares of
+a grid game: all 1). The planes alone are the whole position: two positions differing
+in anything (the hands too) differ in their planes. The pieces in hand are also a
+vector, one count per side (:meth:`Encoding.hand_counts`).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import numpy as np
 from ..errors import PositionError
 from ..games.protocol import Game
 
-_MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$")
+_MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-|([A-Za-z])\*)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$")
 
 
 class EncodingError(ValueError):
@@ -81,26 +88,33 @@ class Encoding:
         object.__setattr__(self, "rows", int(geometry["rows"]))
         object.__setattr__(self, "columns", int(geometry["columns"]))
         object.__setattr__(self, "pieces", list(geometry["pieces"]))
-        object.__setattr__(self, "hands", bool(geometry.get("hands")))
+        letters = geometry.get("hand_pieces") or ""  # kinds in hand as letters, each side's
+        object.__setattr__(self, "hand_letters", letters)
+        object.__setattr__(self, "drops", "".join(dict.fromkeys(letters.upper())))  # a drop's letter
+        object.__setattr__(self, "hands", bool(geometry.get("hands")) and not letters)  # counts
         object.__setattr__(self, "pieces_per_side", int(geometry.get("pieces_per_side") or 0))
         if self.hands and self.pieces_per_side < 1:  # the hand planes' scale
-            raise ValueError(f"{game.full_name} has hands but its geometry gives no pieces_per_side")
+            raise ValueError(f"{self.game.full_name} has hands but its geometry gives no pieces_per_side")
 
     # --- actions -------------------------------------------------------------------------
 
     @property
     def size(self) -> int:
-        """The number of actions: ``(n + 1) * n * (n + 1)`` for ``n`` points."""
+        """The number of actions: ``(n + d + 1) * n * (n + 1)`` for ``n`` points and ``d``
+        kinds of piece a hand may hold."""
         n = len(self.points)
-        return (n + 1) * n * (n + 1)
+        return (n + len(self.drops) + 1) * n * (n + 1)
 
     def action(self, move) -> int:
         """The action id of a move (a move object or its text)."""
         match = _MOVE.match(str(move))
-        if match is None:
-            raise EncodingError(f"{move} is not a move of the form [from-]to[xremove]")
-        origin, target, remove = (self._point(name) for name in match.groups())
+        if match is None or (match[2] is not None and match[2].upper() not in self.drops):
+            raise EncodingError(f"{move} is not a move of the form [from-]to[xremove]"
+                                + (" or piece*to" if self.drops else ""))
+        origin, _, target, remove = (self._point(name) for name in (match[1], None, match[3], match[4]))
         n = len(self.points)
+        if match[2] is not None:
+            origin = n + self.drops.index(match[2].upper())
         return ((origin + 1) * n + target) * (n + 1) + (remove + 1)
 
     def action_id(self, action) -> int:
@@ -121,6 +135,8 @@ class Encoding:
         n = len(self.points)
         rest, remove = divmod(self.action_id(action), n + 1)
         origin, target = divmod(rest, n)
+        if origin > n:  # a drop
+            return f"{self.drops[origin - n - 1]}*{self.points[target]}" + (f"x{self.points[remove - 1]}" if remove else "")
         text = (f"{self.points[origin - 1]}-" if origin else "") + self.points[target]
         return text + (f"x{self.points[remove - 1]}" if remove else "")
 
@@ -175,7 +191,7 @@ class Encoding:
         """Planes of an observation: the piece kinds, one per side (to move), one per
         side (in hand, games with hands only), the board's points."""
         sides = len(self.game.sides)
-        return len(self.pieces) + sides + (sides if self.hands else 0) + 1
+        return len(self.pieces) + sides + (sides if self.hands else 0) + len(self.hand_letters) + 1
 
     def observation(self, position) -> np.ndarray:
         """``float32`` planes of shape (:attr:`planes`, rows, columns), values in [0, 1]."""
@@ -192,13 +208,27 @@ class Encoding:
             # with none it has lost): an agent that reads only the planes must see them.
             first = len(self.pieces) + sides
             out[first:first + sides] = (self.hand_counts(position) / self.pieces_per_side)[:, None, None]
+        if self.hand_letters:  # each kind in hand: 1 - 2**-count
+            first = len(self.pieces) + sides
+            held = self._held(position)
+            for k, letter in enumerate(self.hand_letters):
+                out[first + k] = 1.0 - 0.5 ** held.count(letter)
         out[-1, rows, columns] = 1.0
         return out
 
     def hand_counts(self, position) -> np.ndarray:
-        """The pieces each side has in hand (morris; zeros for the others), ``float32``."""
+        """The pieces each side has in hand (morris, Dōbutsu shōgi; zeros for the others), ``float32``."""
         counts = np.zeros(len(self.game.sides), dtype=np.float32)
         if self.hands:
             tokens = str(position).split()
             counts[:] = [float(t) for t in tokens[1:1 + len(self.game.sides)]]
+        elif self.hand_letters:
+            pieces = self.game.geometry()["pieces"]
+            held = self._held(position)
+            counts[:] = [sum(1 for c in held if c in pieces and pieces[c]["side"] == side.value)
+                         for side in self.game.sides]
         return counts
+
+    def _held(self, position) -> str:
+        """The letters in hand of a game that writes them after its rows (its last group)."""
+        return str(position).split()[-1] if self.hand_letters else ""

@@ -1,0 +1,386 @@
+"""Chess endgame rules as the kit's jitted kernels over cell sets (``kernels = "masks"``).
+
+Squares: a1 = 0, b1 = 1, ..., h8 = 63 (``8 * rank + file``). Types, in this order:
+K Q R B N P (0..5). Stored kinds, from the side to move's view: ``t + 1`` the other
+side's type t (1 K .. 6 P), ``7 + t`` the mover's (7 K .. 12 P); ``masks[0]`` the
+empty squares, ``masks[k]`` the squares of kind k, as int64 bit sets (h8 is bit 63,
+the sign bit: every test of a square is ``m >> s & 1``, every square's bit
+``np.int64(1) << s``; no mask is shifted as a whole). For Black to move the board is
+seen mirrored rank-wise (square s as s ^ 56, the kit's ``turn``), so the mover's
+pawns always move up the board (+8) and the other side's down.
+
+The en-passant state, the one extra: ``tier[12]`` of a position (after the 12 counts)
+and column 13 of a row (after the empty squares and the 12 kinds): 0 none, else
+``1 + file`` of the pawn that has just made a double step (the file is the same in
+both views; from the mover's view that pawn stands on ``32 + file``, the capture goes
+to ``40 + file``). It is set only where it matters and is possible: the other side's
+pawn on ``32 + file`` with ``40 + file`` and ``48 + file`` empty, a capture en passant
+legal (the mover's king not in check after it), and the position before the double
+step legal (the pawn back on ``48 + file``: the mover's king not in check there). Any
+other en-passant state is ILLEGAL. ``moves`` gives a child the state after a double
+step exactly when the capture is legal (the position before is the parent: legal).
+
+``outcome``: ILLEGAL for a board without exactly one king a side, a pawn on rank 1
+or 8, kings side by side, the side not to move in check, or an impossible
+en-passant state (above); else LOST (checkmate: the mover has no legal move and is in
+check), DRAWN (stalemate), or OPEN. Positions with checks that no legal move can give
+(three checkers, two on one line through the king: python-chess's
+STATUS_TOO_MANY_CHECKERS / STATUS_IMPOSSIBLE_CHECK without an en-passant square) are
+kept: unreachable, but their values are those of the rules.
+
+``moves``: every legal move (no castling; promotion to Q, R, B or N), each child a row
+of ``out``: its empty squares, then its 12 kinds (from the next mover's view: turned
+rank-wise, owners swapped), then its en-passant state.
+
+``unmoves``: the parents, positions of the other side to move (from their own view,
+rows as ``moves`` writes them) from which a legal move that is neither a capture nor
+a promotion leads here: each of the other side's pieces (kinds 1..6 here) stepped back
+to a square it came from over empty squares; a pawn back one square (never from its
+first rank) or two (from rank 4 to rank 2 of its side, both squares empty). The child's
+en-passant state says which: a position with state f has only the double step on
+file f undone; one without it no double step after which a capture en passant would
+be legal (that move leads to the state f instead). Each parent comes once with no
+en-passant state and once more for each file on which its own en-passant state is
+possible (the other side, the child's mover, may just have made that double step).
+A parent is listed only if it is a position (the child's mover not in check there).
+
+The bounds: at most 89 moves (the king and three queens), 89 un-moves (with three
+queens the other side has no pawn, so no parent has an en-passant state; with pawns on
+both sides the origins are fewer): :data:`MAX_MOVES` and :data:`MAX_UNMOVES` rows.
+
+``consts`` (:func:`tables`): king steps, knight jumps (int64 sets, per square), the
+pawns' captures (``[0, s]`` the squares a pawn moving up attacks from s, ``[1, s]``
+one moving down) and the next square of each of 8 rays (``-1`` off the board;
+0..3 N S E W, 4..7 NE NW SE SW).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...bits import lowest_bit_index, popcount
+from ..kit import DRAWN, ILLEGAL, LOST, OPEN
+
+KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)  # types; kinds t + 1 (other's), t + 7 (mover's)
+TYPES = 6
+KINDS = 12
+EP = 12  # the en-passant extra's place in a tier (after the 12 counts); column 13 of a row
+WIDTH = 14  # a row: the empty squares, 12 kinds, the en-passant state
+MAX_MOVES = 96
+MAX_UNMOVES = 96
+
+_ONE = np.int64(1)
+_LOW = 0x00FF00FF00FF00FF
+_LOW2 = 0x0000FFFF0000FFFF
+_LOW4 = 0x00000000FFFFFFFF
+
+
+def tables() -> tuple:
+    """The kernels' ``consts``: (king steps, knight jumps, pawn captures, rays)."""
+    king = np.zeros(64, dtype=np.int64)
+    knight = np.zeros(64, dtype=np.int64)
+    pawn = np.zeros((2, 64), dtype=np.int64)
+    rays = np.full((8, 64), -1, dtype=np.int64)
+    directions = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # (rank, file)
+
+    def bit(r, f):
+        return int(np.int64(1) << np.int64(8 * r + f))
+
+    for s in range(64):
+        r, f = divmod(s, 8)
+        for dr in (-1, 0, 1):
+            for df in (-1, 0, 1):
+                if (dr or df) and 0 <= r + dr < 8 and 0 <= f + df < 8:
+                    king[s] |= bit(r + dr, f + df)
+        for dr, df in ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)):
+            if 0 <= r + dr < 8 and 0 <= f + df < 8:
+                knight[s] |= bit(r + dr, f + df)
+        for side, dr in ((0, 1), (1, -1)):
+            for df in (-1, 1):
+                if 0 <= r + dr < 8 and 0 <= f + df < 8:
+                    pawn[side, s] |= bit(r + dr, f + df)
+        for d, (dr, df) in enumerate(directions):
+            if 0 <= r + dr < 8 and 0 <= f + df < 8:
+                rays[d, s] = 8 * (r + dr) + f + df
+    return king, knight, pawn, rays
+
+
+@njit(cache=True, inline="always")
+def flip(x):
+    """A set of squares mirrored rank-wise (s -> s ^ 56): its bytes reversed."""
+    x = ((x >> 8) & _LOW) | ((x & _LOW) << 8)
+    x = ((x >> 16) & _LOW2) | ((x & _LOW2) << 16)
+    return ((x >> 32) & _LOW4) | (x << 32)
+
+
+@njit(cache=True, inline="always")
+def _attacked(sq, occ, kings, orth, diag, knights, pawns, downward, consts):
+    """Whether square ``sq`` is attacked, the board's occupied squares ``occ``, by the
+    given pieces (``orth``: rooks and queens, ``diag``: bishops and queens); the pawns
+    move down the board (``downward``: the other side's) or up."""
+    if consts[0][sq] & kings or consts[1][sq] & knights:
+        return True
+    if consts[2][0 if downward else 1, sq] & pawns:
+        return True
+    rays = consts[3]
+    if orth:
+        for d in range(4):
+            s = rays[d, sq]
+            while s >= 0:
+                if occ >> s & 1:
+                    if orth >> s & 1:
+                        return True
+                    break
+                s = rays[d, s]
+    if diag:
+        for d in range(4, 8):
+            s = rays[d, sq]
+            while s >= 0:
+                if occ >> s & 1:
+                    if diag >> s & 1:
+                        return True
+                    break
+                s = rays[d, s]
+    return False
+
+
+@njit(cache=True, inline="always")
+def _capture_en_passant(m, f, consts):
+    """Whether the mover (board ``m``, its view) may legally capture en passant on file
+    f: the other side's pawn on 32 + f, 40 + f and 48 + f empty, a pawn of the mover's
+    beside it, its king not in check after the capture."""
+    v = 32 + f
+    t = 40 + f
+    if not (m[6] >> v & 1) or not (m[0] >> t & 1) or not (m[0] >> (48 + f) & 1):
+        return False
+    takers = consts[2][1, t] & m[12]
+    if not takers:
+        return False
+    king = lowest_bit_index(m[7])
+    gone = _ONE << v
+    occ = ~m[0]
+    while takers:
+        c = lowest_bit_index(takers)
+        takers &= takers - 1
+        after = (occ & ~(_ONE << c) & ~gone) | (_ONE << t)
+        if not _attacked(king, after, m[1], m[2] | m[3], m[2] | m[4], m[5], m[6] & ~gone, True, consts):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def en_passant_possible(m, f, consts):
+    """Whether en-passant state f (file) is possible on board ``m``: a capture en passant
+    is legal and, the pawn back on 48 + f, the mover's king was not in check."""
+    if not _capture_en_passant(m, f, consts):
+        return False
+    before = _ONE << (48 + f)
+    gone = _ONE << (32 + f)
+    occ = (~m[0] & ~gone) | before
+    return not _attacked(lowest_bit_index(m[7]), occ, m[1], m[2] | m[3], m[2] | m[4], m[5],
+                         (m[6] & ~gone) | before, True, consts)
+
+
+@njit(cache=True, inline="always")
+def _targets(k, s, m, occ, open_to, consts):
+    """The squares the mover's piece of kind k (not a pawn) on s reaches (occupied by
+    none of the mover's pieces, nor the other king: ``open_to``)."""
+    if k == 7:
+        return consts[0][s] & open_to
+    if k == 11:
+        return consts[1][s] & open_to
+    rays = consts[3]
+    found = np.int64(0)
+    first = 4 if k == 10 else 0
+    last = 4 if k == 9 else 8
+    for d in range(first, last):
+        q = rays[d, s]
+        while q >= 0:
+            found |= _ONE << q
+            if occ >> q & 1:
+                break
+            q = rays[d, q]
+    return found & open_to
+
+
+@njit(cache=True, inline="always")
+def _generate(m, ep, consts, out, write):
+    """The legal moves of board ``m`` (en-passant state ``ep``): their count, and each
+    child at ``out[n]`` when ``write`` (else none written: the first found ends it)."""
+    n = 0
+    theirs = m[1] | m[2] | m[3] | m[4] | m[5] | m[6]
+    mine = m[7] | m[8] | m[9] | m[10] | m[11] | m[12]
+    occ = theirs | mine
+    open_to = ~(mine | m[1])
+    king = lowest_bit_index(m[7])
+    ep_to = 40 + ep - 1 if ep else -1
+    turned = np.empty(13, dtype=np.int64) if write else np.empty(0, dtype=np.int64)
+    if write:
+        turned[0] = flip(m[0])
+        for k in range(1, 7):
+            turned[k] = flip(m[k + 6])
+            turned[k + 6] = flip(m[k])
+    for k in range(7, 13):
+        pieces = m[k]
+        while pieces:
+            s = lowest_bit_index(pieces)
+            pieces &= pieces - 1
+            if k == 12:
+                up = s + 8  # a pawn never stands on rank 8
+                targets = consts[2][0, s] & theirs & ~m[1]
+                if ep_to >= 0 and consts[2][0, s] >> ep_to & 1:
+                    targets |= _ONE << ep_to
+                if m[0] >> up & 1:
+                    targets |= _ONE << up
+                    if s < 16 and m[0] >> (up + 8) & 1:
+                        targets |= _ONE << (up + 8)
+            else:
+                targets = _targets(k, s, m, occ, open_to, consts)
+            while targets:
+                t = lowest_bit_index(targets)
+                targets &= targets - 1
+                gone = (_ONE << t) & theirs
+                if t == ep_to and k == 12:
+                    gone = _ONE << (t - 8)
+                after = (occ & ~(_ONE << s) & ~gone) | (_ONE << t)
+                if _attacked(t if k == 7 else king, after, m[1], (m[2] | m[3]) & ~gone, (m[2] | m[4]) & ~gone,
+                             m[5] & ~gone, m[6] & ~gone, True, consts):
+                    continue
+                if not write:
+                    return 1
+                promotes = k == 12 and t >= 56
+                for p in range(8 if promotes else k, 12 if promotes else k + 1):
+                    for j in range(13):
+                        out[n, j] = turned[j]
+                    out[n, k - 6] ^= _ONE << (s ^ 56)
+                    out[n, p - 6] |= _ONE << (t ^ 56)
+                    out[n, 0] = (out[n, 0] | (_ONE << (s ^ 56))) & ~(_ONE << (t ^ 56))
+                    if gone:
+                        g = lowest_bit_index(gone)
+                        if g != t:  # en passant: the pawn taken leaves its square
+                            out[n, 0] |= _ONE << (g ^ 56)
+                        for c in range(1, 7):
+                            out[n, c + 6] &= ~(_ONE << (g ^ 56))
+                    out[n, 13] = 0
+                    if k == 12 and t == s + 16:
+                        row = out[n]
+                        if _capture_en_passant(row, t & 7, consts):
+                            out[n, 13] = (t & 7) + 1
+                    n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def outcome(masks, tier, consts):
+    """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring);
+    the en-passant state is ``tier[12]``."""
+    back = np.int64(0xFF) | (np.int64(0xFF) << 56)
+    if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
+        return ILLEGAL
+    king = lowest_bit_index(masks[7])
+    other = lowest_bit_index(masks[1])
+    if consts[0][king] >> other & 1:
+        return ILLEGAL
+    occ = ~masks[0]
+    if _attacked(other, occ, masks[7], masks[8] | masks[9], masks[8] | masks[10], masks[11], masks[12],
+                 False, consts):
+        return ILLEGAL
+    ep = tier[EP]
+    if ep and not en_passant_possible(masks, ep - 1, consts):
+        return ILLEGAL
+    if _generate(masks, ep, consts, consts[3], False):
+        return OPEN
+    if _attacked(king, occ, masks[1], masks[2] | masks[3], masks[2] | masks[4], masks[5], masks[6], True,
+                 consts):
+        return LOST
+    return DRAWN
+
+
+@njit(cache=True, inline="always")
+def moves(masks, tier, consts, out):
+    """The children of every legal move, rows of ``out`` (see the module docstring);
+    their count."""
+    return _generate(masks, tier[EP], consts, out, True)
+
+
+@njit(cache=True, inline="always")
+def unmoves(masks, tier, consts, out):
+    """The parents (see the module docstring): rows of ``out`` from their mover's view;
+    their count."""
+    n = 0
+    ep = tier[EP]
+    empty = masks[0]
+    occ = ~empty
+    mover_king = lowest_bit_index(masks[7])
+    turned = np.empty(13, dtype=np.int64)
+    turned[0] = flip(masks[0])
+    for k in range(1, 7):
+        turned[k] = flip(masks[k + 6])
+        turned[k + 6] = flip(masks[k])
+    rays = consts[3]
+    for k in range(1, 7):
+        pieces = masks[k]
+        if ep:
+            pieces = masks[6] & (_ONE << (32 + ep - 1)) if k == 6 else np.int64(0)
+        while pieces:
+            d = lowest_bit_index(pieces)
+            pieces &= pieces - 1
+            if k == 6:
+                origins = np.int64(0)
+                if d < 48 and empty >> (d + 8) & 1:
+                    if not ep:
+                        origins |= _ONE << (d + 8)
+                    if 32 <= d < 40 and empty >> (d + 16) & 1:
+                        if ep or not _capture_en_passant(masks, d & 7, consts):
+                            origins |= _ONE << (d + 16)
+            elif k == 1:
+                origins = consts[0][d] & empty
+            elif k == 5:
+                origins = consts[1][d] & empty
+            else:
+                origins = np.int64(0)
+                for r in range(4 if k == 4 else 0, 4 if k == 3 else 8):
+                    q = rays[r, d]
+                    while q >= 0 and empty >> q & 1:
+                        origins |= _ONE << q
+                        q = rays[r, q]
+            while origins:
+                o = lowest_bit_index(origins)
+                origins &= origins - 1
+                moved = (_ONE << d) | (_ONE << o)
+                kings, queens, rooks, bishops, knights, pawns = (masks[1], masks[2], masks[3], masks[4],
+                                                                 masks[5], masks[6])
+                if k == 1:
+                    kings ^= moved
+                elif k == 2:
+                    queens ^= moved
+                elif k == 3:
+                    rooks ^= moved
+                elif k == 4:
+                    bishops ^= moved
+                elif k == 5:
+                    knights ^= moved
+                else:
+                    pawns ^= moved
+                if _attacked(mover_king, occ ^ moved, kings, queens | rooks, queens | bishops, knights, pawns,
+                             True, consts):
+                    continue  # the child's mover in check before the move: no position
+                for j in range(13):
+                    out[n, j] = turned[j]
+                flipped = (_ONE << (d ^ 56)) | (_ONE << (o ^ 56))
+                out[n, k + 6] ^= flipped
+                out[n, 0] ^= flipped
+                out[n, 13] = 0
+                n += 1
+                row = out[n - 1]
+                files = row[6] & (np.int64(0xFF) << 32)
+                while files:
+                    g = lowest_bit_index(files) & 7
+                    files &= files - 1
+                    if en_passant_possible(row, g, consts):
+                        for j in range(13):
+                            out[n, j] = row[j]
+                        out[n, 13] = g + 1
+                        n += 1
+    return n

@@ -74,6 +74,7 @@ import numpy as np
 from numba import njit
 
 from ...errors import (
+    BuildError,
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
@@ -104,11 +105,12 @@ def _kit_digest() -> str:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
-             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_parents_parts"}
+             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_parents_parts",
+             "_kit_canonical_parts", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
-_INLINE = {"_kit_finished", "_kit_slot", "_kit_part_of", "_kit_moves_of_masks", "_kit_unmoves_of_masks",
-           "_kit_outcome_of_masks"}
+_INLINE = {"_kit_finished", "_kit_slot", "_kit_part_of", "_kit_part_at", "_kit_key_class", "_kit_moves_of_masks",
+           "_kit_unmoves_of_masks", "_kit_outcome_of_masks"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board") -> None:
@@ -631,13 +633,8 @@ class PieceGame(GridGame):
         if len(parts) == 1:
             numbering.canonical_entries(entries, self._tier_array(tier)[:self.kinds], self.tables, out)
             return out
-        which = np.searchsorted(offsets, entries, side="right") - 1
-        for i in np.unique(which):
-            here = which == i
-            local = np.empty(int(here.sum()), dtype=np.int64)
-            numbering.canonical_entries(entries[here] - offsets[i], self._tier_array(parts[i])[:self.kinds],
-                                        self.tables, local)
-            out[here] = local + offsets[i]
+        self.rules_module._kit_canonical_parts(entries, offsets, np.array(parts, dtype=np.int64), self.kinds,
+                                               self.tables, out)
         return out
 
     def symmetry_classes(self, tier) -> np.ndarray:
@@ -820,12 +817,21 @@ class PieceGame(GridGame):
             scan.base = first
             return scan(first, stop, w, finished, counter, counts, child_value)
 
+        swap = self.swap
+        turn = np.arange(self.cells_count) if self.turn is None else np.asarray(self.turn, dtype=np.int64)
+        step = max(1, self.tier_size(tier) // int(tables.class_off[-1]))
+
         def parents(entries, w, out, counts):
-            rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
-                                     consts, tables, codes, code_part, radix, w, out, counts, back, width)
+            bad = rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
+                                           consts, tables, codes, code_part, radix, w, out, counts, back, width,
+                                           swap, turn)
+            if bad >= 0:
+                raise BuildError(f"{self.full_name}: a parent of entry {bad} moved a piece of the side to move "
+                                 "(the un-moves of a tier of parts keep them in place)")
 
         def parent_blocks(entries, out):
-            out[:] = 0
+            rules._kit_parent_classes(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds, tables,
+                                      swap, turn, step, out)
 
         return TierKernels(self.tier_size(tier), scan_from, parents, (np.zeros(1, dtype=dtype),), 1, back,
                            lambda e: self.canonical_entries(tier, e),

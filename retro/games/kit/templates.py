@@ -410,6 +410,18 @@ def _kit_part_of(row, kinds, codes, code_part, radix):
     return -1
 
 
+def _kit_part_at(offsets, e):
+    """The part holding entry ``e`` of a tier (``offsets``: where each part starts, and the end)."""
+    lo, hi = 0, len(offsets) - 1
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if offsets[mid] <= e:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, radix, finished,
                     counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
@@ -474,25 +486,50 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     return bad[0]
 
 
+def _kit_key_class(masks, kinds, tables, swap, turn):
+    """The class (over every key count) of the key of a position's parents when the
+    un-moves leave the side to move's pieces in place: its kinds that become kind 1
+    (``swap``), turned as its children are (``turn``: where each cell goes)."""
+    key = np.int64(0)
+    for x in range(1, kinds + 1):
+        m = masks[x] if swap[x] == 1 else 0
+        while m:
+            key |= np.int64(1) << turn[kit_numbering.lowest_bit_index(m)]
+            m &= m - 1
+    k = kit_numbering.popcount(key)
+    return tables.class_off[k] + tables.combo_class[tables.combo_off[k] + kit_numbering.colex_rank(key, tables.binom)]
+
+
+def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, step, out):
+    """For the un-moves of a tier of several parts (they keep the side to move's pieces
+    in place, as :func:`_kit_parents_parts` checks): each entry's parents share its key's
+    class, so runs of ``step`` entries per class order them (parents of different classes
+    are different entries)."""
+    for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
+            p = _kit_part_at(offsets, entries[i])
+            kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks)
+            out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
+
+
 def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
-                       width, out, counts_out, max_moves, out_width):
+                       width, out, counts_out, max_moves, out_width, swap, turn):
     """Un-moves from the game's ``unmoves`` kernel over a tier of several parts:
-    ``entries`` and the parents written are the tier's (a part's offset plus its entry)."""
+    ``entries`` and the parents written are the tier's (a part's offset plus its entry).
+    Returns -1, or an entry with a parent whose key is not where :func:`_kit_parent_classes`
+    expects it."""
     cells = tables.sym.shape[1]
+    bad = np.full(1, -1, dtype=np.int64)
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
         found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
             e = entries[i]
-            lo, hi = 0, len(offsets) - 1
-            while hi - lo > 1:
-                mid = (lo + hi) >> 1
-                if offsets[mid] <= e:
-                    lo = mid
-                else:
-                    hi = mid
+            lo = _kit_part_at(offsets, e)
             kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks)
+            want = _kit_key_class(masks, kinds, tables, swap, turn)
             n = _kit_unmoves(masks, part_rows[lo], consts, found, scratch)
             m = 0
             for j in range(n):
@@ -504,7 +541,26 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
                 code = _kit_outcome(masks, part_rows[q], consts, scratch)
                 if code != _KIT_OPEN and (code < 2 or not code & 1):  # finished, or a known loss
                     continue
+                k = kit_numbering.popcount(masks[1])
+                if tables.class_off[k] + tables.combo_class[tables.combo_off[k] + kit_numbering.colex_rank(
+                        masks[1], tables.binom)] != want:
+                    bad[0] = e
                 out[i * width + m] = offsets[q] + kit_numbering.entry_of_masks(masks, part_rows[q, :kinds],
                                                                                tables)[0]
                 m += 1
             counts_out[i] = m
+    return bad[0]
+
+
+def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
+    """The canonical entry of the position stored at each of ``entries`` of a tier of
+    several parts."""
+    for piece in prange((len(entries) + _KIT_SPAN - 1) // _KIT_SPAN):
+        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        for i in range(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries))):
+            e = entries[i]
+            p = _kit_part_at(offsets, e)
+            if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks) == 1:
+                out[i] = e
+            else:
+                out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables)[0]

@@ -1,7 +1,7 @@
 """Dōbutsu shōgi's build: the one tier solved by the engine's un-move solver, for the
 whole game or a smaller material (``--material GEC``: the pieces in play besides the lions).
-Standard output: JSON (entries, seconds, entries/s, peak memory; the start's value
-for the whole game)."""
+Standard output: JSON (entries, seconds, entries/s, peak memory, the longest win and
+the drawn entries; the start's value for the whole game)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ def main() -> None:
            "parts": len(game.parts(tier)), "seconds": round(seconds, 2),
            "entries_per_second": round(size / seconds), "value_bytes": int(values.nbytes),
            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
+    decided = values[values < np.iinfo(values.dtype).max - 1]
+    out["longest_win_plies"] = int(decided[(decided & 1) == 1].max(initial=0) >> 1)
+    out["drawn_entries"] = int((values == np.iinfo(values.dtype).max).sum())
     if variant == "":
         start = game.start()
         v = int(values[game.index(start)])

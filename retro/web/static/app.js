@@ -645,10 +645,13 @@ function html(tag, attrs, text) {
 
 function describe(board, pos) {
   const parts = [board.title + ', ' + board.geometry.columns + ' by ' + board.geometry.rows + ' board.'];
-  Object.keys(board.geometry.pieces).forEach((char) => {
+  const pieces = board.geometry.pieces;
+  const kinds = (side) => Object.values(pieces).filter((p) => p.side === side).length;
+  Object.keys(pieces).forEach((char) => {
     const names = Object.keys(pos.cells).filter((n) => pos.cells[n] === char);
-    const side = sideOf(board, board.geometry.pieces[char].side);
-    parts.push(capitalize(side.title) + ': ' + (names.length ? names.join(', ') : 'none') + '.');
+    const side = sideOf(board, pieces[char].side);
+    const what = kinds(pieces[char].side) > 1 ? ' ' + pieces[char].name.toLowerCase() : '';  // Sente lion: b1.
+    parts.push(capitalize(side.title) + what + ': ' + (names.length ? names.join(', ') : 'none') + '.');
   });
   return parts.join(' ');
 }

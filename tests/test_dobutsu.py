@@ -177,3 +177,38 @@ def test_unmoves_undo_moves_with_the_stabiliser_weights(variant):
         for parent in parents_of.get(entry, ()):
             before = game.position_at(tier, parent)
             assert any(not c.is_over() and game.index(c) == entry for c in before.successors().values())
+
+
+def test_a_position_is_read_as_the_variant_of_its_pieces():
+    """Less material is its variant's position, whoever reads it; each variant's start
+    keeps the lions and sente's pieces it names (written out from the rules)."""
+    from retro import games
+
+    for text, name in [(START, "dobutsu"), ("S -l- --- -C- ELG -", "dobutsu GEC"),
+                       ("G -l- --- --- EL- Cg", "dobutsu GEC"), ("S -l- --- -C- -L- -", "dobutsu C"),
+                       ("S --l --- --- L-- c", "dobutsu C")]:
+        game, position = games.identify(text)
+        assert game.full_name == name and str(position) == text
+        assert games.get("dobutsu", "GEC").parse(text).game.full_name == name
+    assert [str(games.get("dobutsu", v).start()) for v in ("", "GEC", "C")] == [
+        START, "S -l- --- -C- ELG -", "S -l- --- -C- -L- -"]
+    with pytest.raises(NotationError, match="^1 giraffes, 0 elephants and 0 chicks or hens: the game has 2, 2 and 2"):
+        games.identify("S --l --- --- L-- G")
+
+
+def test_the_board_as_the_front_ends_draw_it():
+    """The geometry lists the squares in the notation's order (rank 4 first, drawn on
+    top), the hands are letters after the ranks; the terminal board shows the ranks from
+    4 and the hands on a line of their own."""
+    game = Dobutsu()
+    geometry = game.geometry()
+    assert [p["name"] for p in geometry["points"]] == ["a4", "b4", "c4", "a3", "b3", "c3",
+                                                       "a2", "b2", "c2", "a1", "b1", "c1"]
+    assert [p["y"] for p in geometry["points"]] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert geometry["hand_pieces"] == "GECgec" and geometry["empty"] == "-" and geometry["groups"] == [3, 3, 3, 3]
+    position = game.parse("S g-e -l- --- ELG Cc")
+    assert game.cells(position) == "g-e-l----ELG"
+    assert game.board_text(position, marked=["b3"]).splitlines() == [
+        "    a b c", " 4  g - e", " 3  -[l]-", " 2  - - -", " 1  E L G",
+        "in hand: Sente chick (C); Gote chick (c)"]
+    assert game.changed_points(position, position.play("C*b2")) == ["b2"]

@@ -1,8 +1,8 @@
 """Pieces in hand written as letters after the rows (``geometry()["hand_pieces"]``:
 Dōbutsu shōgi's captured pieces), in every front end: the terminal's board and a
-scripted game that drops a piece (``retro play``), the API's moves, the environments'
-actions, and the page (the hands shown under the board, a piece chosen there and
-dropped by a click).
+scripted game that drops a piece (``retro play``), ``retro probe``, ``verify`` and
+``analyze``, the API's moves, the environments' actions, and the page (the hands shown
+under the board, a piece chosen there and dropped by a click).
 
 For every registered game that writes its hands so, on its smallest variant small
 enough to build (tests/registered.py). Expected positions come from the game's rules
@@ -143,3 +143,21 @@ def test_the_page_shows_the_hands_and_drops_a_piece_by_clicks(browser, databases
             context.close()
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("game", HANDED, ids=lambda g: g.full_name)
+def test_probe_verify_and_analyze_on_the_command_line(databases, game, retro):
+    from registered import entries
+
+    position, drop = with_a_drop(game)
+    path = databases(game)
+    code, out, err = retro("probe", "--db", path, str(position))
+    with open_database(path) as db:
+        assert code == 0 and out.splitlines()[0] == f"{position}: {db.probe(position)}", err
+        assert str(drop) in out.splitlines()[1]
+    code, out, err = retro("verify", path)
+    assert code == 0 and "the database is correct" in out, out + err
+    code, out, err = retro("analyze", path)
+    assert code == 0, err
+    assert f"{entries(game):,} table entries standing for {game.positions():,} positions" in out.splitlines()[0]
+    assert f"start {game.start()}: " in out

@@ -124,8 +124,13 @@ value (:meth:`retro.db.database.Database.probe_players`).
 Presentation
 ------------
 ``geometry()`` describes the board to a page that knows no rules (squares of a grid,
-or points and lines; the notation's groups of points), ``cells(position)`` what
-stands on each point, ``marked_lines(position)`` the lines to draw over it (a line
+or points and lines, each point with its drawing's ``x`` and ``y``, y down; the points
+in the notation's order and its groups of them; ``pieces``: each character's side,
+shape and name; ``hands``: pieces in hand, written as a count per side after the side
+to move (morris, with ``pieces_per_side``) or, with ``hand_pieces`` (the letters a hand
+may hold), as letters in one group after the rows, ``-`` for none (Dōbutsu shōgi, whose
+drops are written ``C*b2``); ``empty``: the character of an empty point when it is not
+``.``), ``cells(position)`` what stands on each point, ``marked_lines(position)`` the lines to draw over it (a line
 that finished the game, the morris mills), and ``board_text(position)`` draws the
 board for the terminal. ``references`` lists papers and articles on the game
 (``{"title", "url"}``), which /api/v1/info serves and the page links.

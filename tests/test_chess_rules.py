@@ -390,6 +390,25 @@ def test_fen_round_trips_with_python_chess(sample):
     assert checked >= 2000
 
 
+def test_fen_check_agrees_with_python_chess(sample):
+    """The converter's check of a board of codes and an en-passant state (as python-chess
+    holds it, capturable or not) raises exactly for the boards the rules call illegal."""
+    raised = 0
+    for board, row in sample:
+        codes = [0] * 64
+        for sq, piece in board.piece_map().items():
+            codes[sq] = ORDER.index(piece.piece_type) + 1 + (0 if piece.color == chess.WHITE else 6)
+        try:
+            fen.check(0 if board.turn == chess.WHITE else 1, tuple(codes), (row[13],))
+        except PositionError as error:
+            assert expected_illegal(board), (board.fen(en_passant="fen"), str(error))
+            assert "\n" not in str(error)
+            raised += 1
+        else:
+            assert not expected_illegal(board), board.fen(en_passant="fen")
+    assert raised >= 500
+
+
 @pytest.mark.parametrize("text, error, words", [
     ("4k3/8/8/8/8/8/8/4K3 w KQ - 0 1", NotationError, "castling"),
     ("4k3/8/8/8/8/8/8/4K3 x - -", NotationError, "side to move"),

@@ -309,7 +309,7 @@ def test_unmoves_lead_back(sample):
     """Every parent the un-moves give is a position of the other side to move, and one
     of its moves, neither a capture nor a promotion, leads to the child."""
     checked = with_en_passant = 0
-    for board, _ in sample[:2500]:
+    for board, _ in sample[:1500]:
         if expected_illegal(board) and board.ep_square is None:
             continue
         row = row_of(board)  # the en-passant state as it counts
@@ -336,7 +336,7 @@ def test_every_quiet_move_is_undone(sample):
     """Every legal move neither a capture nor a promotion is undone: the child's
     un-moves list the parent (with its en-passant state)."""
     checked = 0
-    for board, _ in sample[:2500]:
+    for board, _ in sample[:1500]:
         row = row_of(board)
         if expected_illegal(board) and (board.ep_square is None or board.status() & OUR_FLAGS):
             continue
@@ -347,7 +347,7 @@ def test_every_quiet_move_is_undone(sample):
                 continue
             assert row in parents(row_of(_pushed(board, move))), (board.fen(), move.uci())
             checked += 1
-    assert checked >= 10000
+    assert checked >= 6000
 
 
 def test_double_steps_and_en_passant_both_ways():

@@ -234,66 +234,9 @@ print(json.dumps({"game": game.full_name, "entries": sum(game.tier_size(t) for t
                   "largest_tier_estimate_bytes": game.tier_memory(largest)}))
 """
 
-# The largest tier's own peak (see the docstring and tests/test_tier_memory.py).
-TIER_PEAK = r"""
-import gc, json, sys, time
-from numba.core import event
-from retro import games
-from retro.engine import peak_rss, solvers
+TIER_PEAK = Path(__file__).with_name("tier_peak.py")  # the largest tier's own peak
 
 
-def resident():
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
-
-
-def solve(game, tier, children):
-    values = game.solve_tier(tier, children, None)
-    return solvers.solve(game, tier, children) if values is None else values
-
-
-class Compiles(event.Listener):
-    count = 0
-
-    def on_start(self, event):
-        Compiles.count += 1
-
-    def on_end(self, event):
-        pass
-
-
-game = games.get(sys.argv[1], sys.argv[2] or None)
-tier = max(game.tiers(), key=game.tier_size)
-smallest = min((games.get(game.name, v) for v in type(game).variants),
-               key=lambda g: sum(g.tier_size(t) for t in g.tiers()))
-values = {}
-for each in smallest.tiers():  # the kernels compiled and warm, the thread pool up
-    values[each] = solve(smallest, each, {c: values[c] for c in smallest.child_tiers(each)})
-values = {}
-for each in game.tiers():  # the children's real values
-    if each == tier:
-        break
-    values[each] = solve(game, each, {c: values[c] for c in game.child_tiers(each)})
-kept = {c: values[c] for c in game.child_tiers(tier)}
-del values
-event.register("numba:compile", Compiles())
-for attempt in (1, 2):  # again if the first compiled a kernel the smallest variant did not need
-    gc.collect()
-    if not peak_rss.reset():
-        print("null")
-        sys.exit()
-    Compiles.count = 0
-    before = resident()
-    children = {c: v.copy() for c, v in kept.items()}
-    started = time.perf_counter()
-    solve(game, tier, children)
-    seconds = time.perf_counter() - started
-    used = peak_rss.read() - before
-    del children
-    if Compiles.count == 0:
-        break
-print(json.dumps({"peak_bytes": used, "seconds": round(seconds, 3), "compiles": Compiles.count}))
-"""
 
 
 class Tree:
@@ -339,7 +282,7 @@ class Tree:
 
     def tier_peak(self, name: str, variant: str) -> dict | None:
         try:
-            return json.loads(run_measured([sys.executable, "-c", TIER_PEAK, name, variant], self.path,
+            return json.loads(run_measured([sys.executable, str(TIER_PEAK), name, variant], self.path,
                                            stdout=subprocess.PIPE)[2])
         except RuntimeError as error:  # a commit without the pieces it needs
             return {"error": str(error)[-200:]}

@@ -32,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,65 +42,7 @@ from retro.games.kit import PieceGame
 
 FLOOR = 64 << 20  # bytes: estimates from here on are checked both ways (eight times 8 MB)
 
-MEASURE = r"""
-import gc, json, sys
-from numba.core import event
-from retro import games
-from retro.engine import peak_rss, solvers
-
-
-def resident():
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
-
-
-def solve(game, tier, children):  # as the build: the game's own solver, else the engine's
-    values = game.solve_tier(tier, children, None)
-    return solvers.solve(game, tier, children) if values is None else values
-
-
-class Compiles(event.Listener):
-    count = 0
-
-    def on_start(self, event):
-        Compiles.count += 1
-
-    def on_end(self, event):
-        pass
-
-
-game = games.get(sys.argv[1], sys.argv[2])
-tier = max(game.tiers(), key=game.tier_size)
-smallest = min((games.get(game.name, v) for v in type(game).variants),
-               key=lambda g: sum(g.tier_size(t) for t in g.tiers()))
-values = {}
-for each in smallest.tiers():  # the kernels compiled and warm, the thread pool up
-    values[each] = solve(smallest, each, {c: values[c] for c in smallest.child_tiers(each)})
-values = {}
-for each in game.tiers():  # the children's real values
-    if each == tier:
-        break
-    values[each] = solve(game, each, {c: values[c] for c in game.child_tiers(each)})
-kept = {c: values[c] for c in game.child_tiers(tier)}
-del values
-event.register("numba:compile", Compiles())
-for attempt in (1, 2):  # again if the first compiled a kernel the smallest variant did not need
-    gc.collect()
-    if not peak_rss.reset():
-        print(json.dumps(None))
-        sys.exit()
-    Compiles.count = 0
-    before = resident()
-    children = {c: v.copy() for c, v in kept.items()}
-    solve(game, tier, children)
-    used = peak_rss.read() - before
-    del children
-    if Compiles.count == 0:
-        break
-print(json.dumps({"used": used, "compiles": Compiles.count,
-                  "estimate": game.tier_memory(tier), "tier": game.tier_name(tier),
-                  "entries": game.tier_size(tier)}))
-"""
+MEASURE = Path(__file__).resolve().parent.parent / "benchmarks" / "tier_peak.py"
 
 
 def largest_estimate(game) -> int:
@@ -132,13 +75,13 @@ def test_every_kit_game_is_measured():
 
 @pytest.mark.parametrize("game", measured_variants())
 def test_the_largest_tier_needs_the_memory_estimated_within_twice(game):
-    result = subprocess.run([sys.executable, "-c", MEASURE, game.name, game.variant],
+    result = subprocess.run([sys.executable, str(MEASURE), game.name, game.variant],
                             capture_output=True, text=True, env=dict(os.environ), timeout=600)
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
     if figures is None:
         pytest.skip("no peak resident set on this system (/proc/self/clear_refs)")
-    used, estimate = figures["used"], figures["estimate"]
+    used, estimate = figures["peak_bytes"], figures["estimate_bytes"]
     assert figures["compiles"] == 0, figures
     assert estimate == largest_estimate(game)
     assert used <= 2 * estimate, figures

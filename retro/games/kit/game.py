@@ -167,6 +167,7 @@ def _variant(cls, variant: str):
 
 
 _OWN: dict = {}
+_RULES: dict = {}  # a kit game's class -> its rules module
 
 
 @dataclass(frozen=True, order=True)
@@ -204,6 +205,12 @@ class Position:
             object.__setattr__(self, name, tuple(int(v) for v in cells))
         self.game.check(self)
 
+    def __copy__(self) -> Position:
+        return self
+
+    def __deepcopy__(self, memo) -> Position:
+        return self  # immutable, and its game is one object per variant: nothing to copy
+
     def __str__(self) -> str:
         return self.game.position_text(self)
 
@@ -214,8 +221,13 @@ class Position:
         return sum(1 for v in self.board if v == code)
 
     def _outcome(self) -> int:
-        stored, tier = self.game.view(self)
-        return int(self.game.rules_module._kit_board_outcome(stored, np.array(tier, dtype=np.int64), self.game.consts))
+        code = self.__dict__.get("_code")
+        if code is None:  # once a position: is_over, winner, play and successors all ask
+            stored, tier = self.game.view(self)
+            code = int(self.game.rules_module._kit_board_outcome(stored, np.array(tier, dtype=np.int64),
+                                                                 self.game.consts))
+            object.__setattr__(self, "_code", code)
+        return code
 
     def is_over(self) -> bool:
         code = self._outcome()
@@ -227,16 +239,18 @@ class Position:
 
     def successors(self) -> dict:
         """``{move text: position}`` for every legal move (none once the game is over)."""
-        if self.is_over():
-            return {}
-        game = self.game
-        stored, tier = game.view(self)
-        out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
-        n = game.rules_module._kit_board_moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
         found = {}
-        for i in range(n):
-            child = game.position_of(out[i], self.side.other)
-            found[game.move_text(self, child)] = child
+        if not self.is_over():
+            game = self.game
+            stored, tier = game.view(self)
+            out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
+            n = game.rules_module._kit_board_moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
+            other = self.side.other
+            for i in range(n):  # the rules' own children: positions, not checked again
+                child = game.position_of(out[i], other, checked=False)
+                found[game.move_text(self, child)] = child
+            # kept for play(): each move's row, not its position (a walk would keep its tree)
+            object.__setattr__(self, "_rows", ({text: i for i, text in enumerate(found)}, out[:n].copy()))
         return found
 
     def legal_moves(self) -> list[Move]:
@@ -252,7 +266,12 @@ class Position:
             winner = self.winner()
             result = "a draw" if winner is None else f"{winner.title} has won"
             raise IllegalMoveError(f"the game is over ({result}): no move {move} allowed")
-        found = self.successors().get(move.text)
+        rows = self.__dict__.get("_rows")
+        if rows is not None:  # the moves were listed: only this one's child is made
+            i = rows[0].get(move.text)
+            found = None if i is None else self.game.position_of(rows[1][i], self.side.other, checked=False)
+        else:
+            found = self.successors().get(move.text)
         if found is None:
             raise IllegalMoveError(f"illegal move {move}: {self.game.why_illegal(self, move)}")
         return found
@@ -317,9 +336,12 @@ class PieceGame(GridGame):
     @property
     def rules_module(self):
         """The module holding the game's jitted rules (the kit's kernels are compiled there)."""
-        module = next((sys.modules[c.__module__] for c in type(self).__mro__
-                       if hasattr(sys.modules[c.__module__], "moves")), sys.modules[type(self).__module__])
-        instantiate(module, self.kinds, self.extras, self.kernels)  # a subclass elsewhere: its base's rules
+        module = _RULES.get(type(self))
+        if module is None:  # found once a class (a module in the game's dict would not pickle)
+            module = next((sys.modules[c.__module__] for c in type(self).__mro__
+                           if hasattr(sys.modules[c.__module__], "moves")), sys.modules[type(self).__module__])
+            instantiate(module, self.kinds, self.extras, self.kernels)  # a subclass elsewhere: its base's rules
+            _RULES[type(self)] = module
         return module
 
     @property
@@ -387,13 +409,21 @@ class PieceGame(GridGame):
         """A Position's ``hand`` from a row's extras seen by ``side`` (to move)."""
         return ()
 
-    def position_of(self, row: np.ndarray, side) -> Position:
+    def position_of(self, row: np.ndarray, side, checked: bool = True) -> Position:
+        """The position a row (a board from ``side``'s view, then extras) stands for;
+        ``checked=False`` for a row the rules made (a legal move's child): built without
+        validating its values or calling :meth:`check` again."""
         cells = row[:self.cells_count]
         if self.turn is not None and side.code == 1:
             cells = cells[self.turn]
-        codes = self._views[1][side.code][cells]
-        return self.position_class(self, side, tuple(int(v) for v in codes),
-                        self.hand_of(tuple(int(x) for x in row[self.cells_count:]), side))
+        board = tuple(self._views[1][side.code][cells].tolist())
+        hand = self.hand_of(tuple(row[self.cells_count:].tolist()), side)
+        if checked:
+            return self.position_class(self, side, board, hand)
+        position = object.__new__(self.position_class)
+        for name, value in (("game", self), ("side", side), ("board", board), ("hand", hand)):
+            object.__setattr__(position, name, value)
+        return position
 
     # --- parts: a tier made of several count tuples (moves between them both ways) ----
 
@@ -429,13 +459,17 @@ class PieceGame(GridGame):
     def move_text(self, before: Position, after: Position) -> str:
         """A move's text from the cells it changed: the cells the mover left, then those
         it took (``c3``, ``c3-d4``)."""
-        mine = {code for code, kind in enumerate(self.piece_kinds.values(), start=1)
-                if kind["side"] == before.side.value}
-        left = [self.names[c] for c, (a, b) in enumerate(zip(before.board, after.board))
-                if a in mine and b != a]
-        took = [self.names[c] for c, (a, b) in enumerate(zip(before.board, after.board))
-                if b in mine and b != a]
+        mine = self._codes_of[before.side.value]
+        changed = [c for c, (a, b) in enumerate(zip(before.board, after.board)) if a != b]
+        left = [self.names[c] for c in changed if before.board[c] in mine]
+        took = [self.names[c] for c in changed if after.board[c] in mine]
         return "-".join(left + took)
+
+    @cached_property
+    def _codes_of(self) -> dict:
+        """A side's value -> the codes of its pieces."""
+        return {side.value: frozenset(code for code, kind in enumerate(self.piece_kinds.values(), start=1)
+                                      if kind["side"] == side.value) for side in self.sides}
 
     @cached_property
     def tables(self) -> numbering.Tables:

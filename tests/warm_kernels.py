@@ -29,6 +29,11 @@ PARTS = {
         "probe --db {d}/n3.h5 W 3 3 ... ... ... ...... ... ... ...",
         "solve --db {d}/n3.h5 W 3 3 ... ... ... ...... ... ... ...",
         "solve --method dfpn M XXXO XXXX XXOX OXXX",
+        # the kit's kernels compiled into Dōbutsu shōgi's module (its parts and own un-moves)
+        "build --game dobutsu --variant C --out {d}/dob.h5",
+        "verify {d}/dob.h5",
+        "analyze {d}/dob.h5",
+        "probe --db {d}/dob.h5 S_-l-_---_-C-_-L-_-",
     ],
     "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race, Teeko; alpha-beta
         "build --board 4 --out {d}/m4.h5",

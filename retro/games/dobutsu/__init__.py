@@ -46,10 +46,9 @@ from numba import njit
 
 from ...bits import lowest_bit_index
 from ...errors import MoveSyntaxError, NotationError, RowCountError, RowLengthError, SideError, UnknownCharacterError, quoted
-from ..kit import ILLEGAL, LOST, OPEN, WON, Move, PieceGame, Position
+from ..kit import ILLEGAL, LOST, OPEN, WON, LetterSide, Move, PieceGame, Position
 from ..kit.game import _variant
 from ..notation import invisible_character, tidy_move
-from ..protocol import Side as SideBase
 
 LION, GIRAFFE, ELEPHANT, CHICK, HEN = 1, 2, 3, 4, 5  # types; stored kind t (other's), t + 5 (mover's)
 STEPS = {LION: [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc],
@@ -57,19 +56,11 @@ STEPS = {LION: [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc],
          CHICK: [(1, 0)], HEN: [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1)]}
 
 
-class Side(SideBase):
+class Side(LetterSide):
     """Sente moves first."""
 
     SENTE = "S"
     GOTE = "G"
-
-    @property
-    def letter(self) -> str:
-        return self.value
-
-    @property
-    def title(self) -> str:
-        return self.name.capitalize()
 
 
 # the 12 cells' bits in reverse: a cell set seen from the other side (the board turned 180°)

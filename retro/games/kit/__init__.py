@@ -7,11 +7,11 @@ the game's own module so that numba caches them there)."""
 from __future__ import annotations
 
 from .cells import grid_cells, grid_lines, grid_neighbours, grid_squares, grid_symmetries
-from .game import DRAWN, ILLEGAL, LOST, WON, Move, PieceGame, Position, instantiate
+from .game import DRAWN, ILLEGAL, LOST, WON, LetterSide, Move, PieceGame, Position, instantiate
 from .numbering import Tables, build_tables, tables
 
 OPEN = -1
 
-__all__ = ["DRAWN", "ILLEGAL", "LOST", "OPEN", "WON", "Move", "PieceGame", "Position", "Tables",
+__all__ = ["DRAWN", "ILLEGAL", "LOST", "OPEN", "WON", "LetterSide", "Move", "PieceGame", "Position", "Tables",
            "build_tables", "grid_cells", "grid_lines", "grid_neighbours", "grid_squares",
            "grid_symmetries", "instantiate", "tables"]

@@ -88,6 +88,7 @@ from ...errors import (
 from ...values import draw_value, not_a_position
 from ..notation import invisible_character, position_tokens, tidy_move
 from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels
+from ..protocol import Side as SideBase
 from . import numbering
 
 LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
@@ -168,6 +169,19 @@ def _variant(cls, variant: str):
 
 _OWN: dict = {}
 _RULES: dict = {}  # a kit game's class -> its rules module
+
+
+class LetterSide(SideBase):
+    """Sides written by their value (a letter: ``B``, ``S``), titled by their name
+    (``Black``, ``Sente``); a game's Side subclasses it with its members."""
+
+    @property
+    def letter(self) -> str:
+        return self.value
+
+    @property
+    def title(self) -> str:
+        return self.name.capitalize()
 
 
 @dataclass(frozen=True, order=True)

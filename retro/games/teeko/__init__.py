@@ -26,23 +26,14 @@ from numba import njit
 
 from ...bits import lowest_bit_index
 from ...errors import NotationError, SideError
-from ..kit import ILLEGAL, LOST, OPEN, WON, PieceGame, grid_lines, grid_neighbours, grid_squares
-from ..protocol import Side as SideBase
+from ..kit import ILLEGAL, LOST, OPEN, WON, LetterSide, PieceGame, grid_lines, grid_neighbours, grid_squares
 
 
-class Side(SideBase):
+class Side(LetterSide):
     """Black moves first."""
 
     BLACK = "B"
     WHITE = "W"
-
-    @property
-    def letter(self) -> str:
-        return self.value
-
-    @property
-    def title(self) -> str:
-        return self.name.capitalize()
 
 
 @njit(cache=True, inline="always")

@@ -19,28 +19,19 @@ X's view (the kit's ``relative_values = False`` and ``fold = False``).
 from __future__ import annotations
 
 from ...errors import MoveSyntaxError, NotationError, SideError, counted, quoted
-from ..kit import ILLEGAL, Move, PieceGame
+from ..kit import ILLEGAL, LetterSide, Move, PieceGame
 from ..kit import Position as KitPosition
 from ..notation import tidy_move
-from ..protocol import Side as SideBase
 from .rules import LINES, SQUARES, moves, outcome  # noqa: F401 - the kit compiles its kernels next to them
 
 NAMES = tuple(f"{'abc'[s % 3]}{s // 3 + 1}" for s in range(SQUARES))
 
 
-class Side(SideBase):
+class Side(LetterSide):
     """X moves first."""
 
     X = "X"
     O = "O"  # noqa: E741 - the game's own name for the side
-
-    @property
-    def letter(self) -> str:
-        return self.value
-
-    @property
-    def title(self) -> str:
-        return self.value
 
 
 class Position(KitPosition):

@@ -350,7 +350,7 @@ def declared_variants(name: str) -> str:
     cls = games.GAMES[name]
     if cls.variants == ("",):
         return f"{name} has no variants"
-    return VARIANTS.get(name) or f"its variants are: {cls.variants_summary or ', '.join(cls.variants)}"
+    return VARIANTS.get(name) or f"its variants are: {cls.variants_summary or ', '.join(v or 'the game itself (no --variant)' for v in cls.variants)}"
 
 
 @pytest.mark.parametrize("name", list(games.GAMES))

@@ -67,7 +67,7 @@ def variants_text(name: str) -> str:
     cls = GAMES[name]
     if cls.variants == ("",):
         return "none"
-    return cls.variants_summary or ", ".join(cls.variants)
+    return cls.variants_summary or ", ".join(v or "the game itself (no --variant)" for v in cls.variants)
 
 
 def games_text() -> str:

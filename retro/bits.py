@@ -77,3 +77,80 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _host_has(feature: str) -> bool:
+    """Whether the processor numba compiles for has an instruction set extension."""
+    try:
+        from llvmlite import binding
+
+        return f"+{feature}" in binding.get_host_cpu_features().flatten().split(",")
+    except Exception:  # noqa: BLE001 - no way to ask: the portable code
+        return False
+
+
+HAS_BMI2 = _host_has("bmi2")  # numba keys its cache by the processor's features: kernels stay per machine
+
+
+def _bmi2(name: str):
+    @intrinsic
+    def instruction(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return None
+        sig = types.int64(types.int64, types.int64)
+
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
+                                                      f"llvm.x86.bmi.{name}.64")
+            x = context.cast(builder, args[0], signature.args[0], types.int64)
+            y = context.cast(builder, args[1], signature.args[1], types.int64)
+            return builder.call(function, [x, y])
+
+        return sig, codegen
+
+    return instruction
+
+
+_pdep_instruction = _bmi2("pdep")
+_pext_instruction = _bmi2("pext")
+
+
+@njit(cache=True, inline="always")
+def _deposit_loop(bits, space):
+    out = np.int64(0)
+    while space and bits:  # bits past the cells of space are ignored (as pdep does)
+        low = space & -space
+        if bits & 1:
+            out |= low
+        bits >>= 1
+        space ^= low
+    return out
+
+
+@njit(cache=True, inline="always")
+def _extract_loop(x, space):
+    out = np.int64(0)
+    at = 0
+    while space:
+        low = space & -space
+        if x & low:
+            out |= np.int64(1) << at
+        at += 1
+        space ^= low
+    return out
+
+
+if HAS_BMI2:
+    @njit(cache=True, inline="always")
+    def deposit(bits, space):
+        """The cells of ``space`` whose order among them is a bit of ``bits`` (pdep)."""
+        return _pdep_instruction(bits, space)
+
+    @njit(cache=True, inline="always")
+    def extract(x, space):
+        """The bits of ``x`` on the cells of ``space``, packed in their order (pext)."""
+        return _pext_instruction(x, space)
+else:
+    deposit = _deposit_loop
+    extract = _extract_loop

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...bits import lowest_bit_index, popcount
+from ...bits import deposit, extract, lowest_bit_index, popcount
 
 VERSION = 1  # of the tables' layout: part of the disk cache's key
 CACHE_ABOVE = 2_000_000  # combinations: tables larger than this are cached on disk
@@ -71,6 +71,15 @@ def colex_rank(mask, binom):
 @njit(cache=True, inline="always")
 def colex_unrank(rank, count, binom):
     """The set of ``count`` cells whose colex rank is ``rank``."""
+    if count == 1:  # the usual counts of a kind: a searching loop mispredicts its end
+        return np.int64(1) << rank
+    if count == 2:  # the highest cell b: C(b, 2) <= rank < C(b + 1, 2)
+        b = np.int64((1.0 + np.sqrt(1.0 + 8.0 * rank)) * 0.5)
+        if b * (b - 1) // 2 > rank:
+            b -= 1
+        elif b * (b + 1) // 2 <= rank:
+            b += 1
+        return (np.int64(1) << b) | (np.int64(1) << (rank - b * (b - 1) // 2))
     mask = 0
     for t in range(count, 0, -1):
         bit = t - 1
@@ -94,33 +103,29 @@ def image(mask, g, sym):
 @njit(cache=True, inline="always")
 def squeezed_rank(mask, taken, binom):
     """Colex rank of ``mask`` among the cells outside ``taken``."""
-    rank = 0
-    t = 1
-    while mask:
-        b = lowest_bit_index(mask)
-        rank += binom[b - popcount(taken & ((1 << b) - 1)), t]
-        mask &= mask - 1
-        t += 1
-    return rank
-
-
-@njit(cache=True, inline="always")
-def deposit(bits, space):
-    """The cells of ``space`` whose order among them is a bit of ``bits`` (pdep)."""
-    out = np.int64(0)
-    while bits:
-        low = space & -space
-        if bits & 1:
-            out |= low
-        bits >>= 1
-        space ^= low
-    return out
+    return colex_rank(extract(mask, ~taken), binom)
 
 
 @njit(cache=True, inline="always")
 def squeezed_unrank(rank, count, taken, cells, binom):
     """The set of ``count`` cells outside ``taken`` of squeezed colex rank ``rank``."""
     return deposit(colex_unrank(rank, count, binom), ~taken & ((np.int64(1) << cells) - 1))
+
+
+@njit(cache=True, inline="always")
+def split(a, b):
+    """``(a // b, a % b)`` for 0 <= a < 2**52 and b > 0, in a float division and a
+    correction: a 64-bit integer division takes 40 to 90 cycles, and unranking an
+    entry of many kinds took one per kind (most of the time a parent took)."""
+    q = np.int64(np.float64(a) / np.float64(b))
+    r = a - q * b
+    if r < 0:
+        q -= 1
+        r += b
+    elif r >= b:
+        q += 1
+        r -= b
+    return q, r
 
 
 @njit(cache=True, inline="always")
@@ -142,15 +147,28 @@ def tier_size(counts, tables):
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, key, tables):
-    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g."""
+def _rest_rank(masks, counts, g, h, key, tables):
+    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g,
+    then h (0: the identity)."""
     taken = key
     rank = 0
-    cells = tables.sym.shape[1]
+    free = tables.sym.shape[1] - counts[0]
     for j in range(1, len(counts)):
-        moved = image(masks[j + 1], g, tables.sym)
-        rank = rank * tables.binom[cells - popcount(taken), counts[j]] + squeezed_rank(moved, taken, tables.binom)
+        n = counts[j]
+        if n == 0:  # a digit 0 of radix 1
+            continue
+        moved = masks[j + 1]
+        if g:
+            moved = image(moved, g, tables.sym)
+        if h:
+            moved = image(moved, h, tables.sym)
+        if n == 1:  # its rank: the cells left free below it
+            digit = popcount(~taken & (moved - 1))
+        else:
+            digit = squeezed_rank(moved, taken, tables.binom)
+        rank = rank * tables.binom[free, n] + digit
         taken |= moved
+        free -= n
     return rank
 
 
@@ -188,18 +206,13 @@ def entry_of_masks(masks, counts, tables):
     g = np.int64(tables.combo_sym[at])
     stab = tables.class_stab[tables.class_off[k] + c]
     key = tables.class_rep[tables.class_off[k] + c]
-    best = _rest_rank(masks, counts, g, key, tables)
+    best = _rest_rank(masks, counts, g, 0, key, tables)
     order = 1
     if stab != 1:
         mine = best
         for h in range(1, tables.sym.shape[0]):
             if (stab >> h) & 1:
-                taken = key
-                rank = 0
-                for j in range(1, len(counts)):
-                    moved = image(image(masks[j + 1], g, tables.sym), h, tables.sym)
-                    rank = rank * tables.binom[cells - popcount(taken), counts[j]] + squeezed_rank(moved, taken, tables.binom)
-                    taken |= moved
+                rank = _rest_rank(masks, counts, g, h, key, tables)
                 if rank == mine:
                     order += 1
                 if rank < best:
@@ -235,8 +248,7 @@ def board_at(entry, counts, tables, board, masks):
     k = counts[0]
     cells = tables.sym.shape[1]
     m = multiplier(counts, cells, tables.binom)
-    c = entry // m
-    rest = entry % m
+    c, rest = split(entry, m)
     key = tables.class_rep[tables.class_off[k] + c]
     # digits of the mixed radix, from the last kind
     free = cells - k
@@ -245,8 +257,7 @@ def board_at(entry, counts, tables, board, masks):
         free -= counts[j]
     for j in range(len(counts) - 1, 0, -1):
         radix = masks[j]
-        masks[j] = rest % radix
-        rest //= radix
+        rest, masks[j] = split(rest, radix)
     for c2 in range(cells):
         board[c2] = 0
     taken = key
@@ -272,23 +283,24 @@ def masks_at(entry, counts, tables, masks):
     kinds = len(counts)
     cells = tables.sym.shape[1]
     m = multiplier(counts, cells, tables.binom)
-    c = entry // m
-    rest = entry % m
+    c, rest = split(entry, m)
     key = tables.class_rep[tables.class_off[k] + c]
     free = cells - k
     for j in range(1, kinds):
         free -= counts[j]
     for j in range(kinds - 1, 0, -1):  # digits of the mixed radix, from the last kind
+        if counts[j] == 0:  # a digit of radix 1 (most kinds of a game of many)
+            masks[j + 1] = 0
+            continue
         free += counts[j]
-        radix = tables.binom[free, counts[j]]
-        masks[j + 1] = rest % radix
-        rest //= radix
+        rest, masks[j + 1] = split(rest, tables.binom[free, counts[j]])
     masks[1] = key
     taken = key
     for j in range(1, kinds):
-        mask = squeezed_unrank(masks[j + 1], counts[j], taken, cells, tables.binom)
-        masks[j + 1] = mask
-        taken |= mask
+        if counts[j]:
+            mask = squeezed_unrank(masks[j + 1], counts[j], taken, cells, tables.binom)
+            masks[j + 1] = mask
+            taken |= mask
     masks[0] = ~taken & ((np.int64(1) << cells) - 1)
     return tables.class_stab[tables.class_off[k] + c]
 
@@ -296,12 +308,16 @@ def masks_at(entry, counts, tables, masks):
 @njit(cache=True, inline="always")
 def advance(masks, kinds, cells):
     """Move ``masks`` (of entry e, from :func:`masks_at`) to entry e + 1 in place: the
-    last kind's cells to their next combination (colex) among the cells it may take.
+    cells of the last kind with pieces to their next combination (colex) among the cells
+    it may take.
     False when that wraps (a carry to an earlier kind or to the next class: call
     :func:`masks_at`); the class, so its stabiliser, stays the same when True."""
-    x = masks[kinds]
-    if x == 0:
+    last = kinds
+    while last > 1 and masks[last] == 0:  # kinds of none: digits of radix 1
+        last -= 1
+    if last == 1:  # the key alone: the next entry is the next class
         return False
+    x = masks[last]
     space = masks[0] | x
     full = (np.int64(1) << cells) - 1
     low = x & -x
@@ -314,7 +330,7 @@ def advance(masks, kinds, cells):
     for _ in range(r):
         spare &= spare - 1
     new = high | (space & ~spare)  # the r lowest cells of the space
-    masks[kinds] = new
+    masks[last] = new
     masks[0] = space & ~new
     return True
 

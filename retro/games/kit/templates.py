@@ -389,7 +389,8 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
 
 def _kit_part_of(row, kinds, codes, code_part, radix):
     """The part of a row (masks, then extras) among a tier's parts: its counts and
-    extras as digits of ``radix``, found in the sorted ``codes``; -1 if none."""
+    extras as digits of ``radix``, found in the hash table ``codes`` (as
+    ``game.part_slot`` places them; -1 an empty slot); -1 if none."""
     code = np.int64(0)
     scale = np.int64(1)
     for j in range(kinds):
@@ -398,16 +399,13 @@ def _kit_part_of(row, kinds, codes, code_part, radix):
     for x in range(_KIT_EXTRAS):
         code += row[kinds + 1 + x] * scale
         scale *= radix
-    lo, hi = 0, len(codes)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if codes[mid] < code:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < len(codes) and codes[lo] == code:
-        return code_part[lo]
-    return -1
+    mask = len(codes) - 1
+    slot = (code ^ (code >> 13) ^ (code >> 29)) & mask
+    while codes[slot] != code:
+        if codes[slot] == -1:
+            return -1
+        slot = (slot + 1) & mask
+    return code_part[slot]
 
 
 def _kit_part_at(offsets, e):

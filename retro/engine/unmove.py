@@ -310,6 +310,7 @@ def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
     counts = np.empty(CHUNK, dtype=np.int64)
     child_values = np.empty(CHUNK * width, dtype=dtype)
     duplicates = []
+    entry_type = np.uint32 if size < 1 << 32 else np.int64
     for first in range(0, size, CHUNK):
         stop = min(first + CHUNK, size)
         n = stop - first
@@ -329,8 +330,17 @@ def _scan_chunks(source: TierKernels, dtype, on_chunk) -> np.ndarray:
             v1 = np.empty(big, dtype=dtype)
             source.scan(first + i, first + i + 1, big, f1, c1, n1, v1)
             on_chunk(first + i, f1, c1, n1, v1, big)
-        duplicates.append(first + np.flatnonzero(finished[:n] == DUPLICATE))
-    return np.concatenate(duplicates) if duplicates else np.empty(0, dtype=np.int64)
+        # uint32 where it holds them: a quarter of a game's entries may be duplicates
+        duplicates.append((first + np.flatnonzero(finished[:n] == DUPLICATE)).astype(entry_type))
+    return np.concatenate(duplicates) if duplicates else np.empty(0, dtype=entry_type)
+
+
+def _fill_duplicates(source: TierKernels, duplicates: np.ndarray, values: np.ndarray) -> None:
+    """Each duplicate entry takes its canonical entry's value, a chunk at a time (the
+    canonical entries of all of them at once were as large as the list)."""
+    for start in range(0, len(duplicates), CHUNK * 16):
+        entries = duplicates[start:start + CHUNK * 16].astype(np.int64)
+        fill_duplicates(entries, source.canonical_of(entries), values)
 
 
 def solve_loopy(source: TierKernels, dtype, advance=None, after_scan=None) -> np.ndarray:
@@ -393,8 +403,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None, after_scan=None) -> np
                     k = int(pushed[t])
                     schedule.add(out_entry[t * cap:t * cap + k], out_level[t * cap:t * cap + k])
         level += 1
-    if len(duplicates):
-        fill_duplicates(duplicates, source.canonical_of(duplicates), values)
+    _fill_duplicates(source, duplicates, values)
     return values
 
 
@@ -420,8 +429,7 @@ def solve_acyclic(source: TierKernels, dtype, advance=None) -> np.ndarray:
 
     duplicates = _scan_chunks(source, dtype, on_chunk)
     _settle(values, aux)
-    if len(duplicates):
-        fill_duplicates(duplicates, source.canonical_of(duplicates), values)
+    _fill_duplicates(source, duplicates, values)
     return values
 
 

@@ -425,8 +425,10 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
     all stay in the tier (the other parts count as the tier). A value ``outcome`` knows
     (2 or more: won or lost in so many plies) becomes one child out of the tier, lost
-    (won) one ply sooner for its mover: the solver decides such entries at their level
-    (a known win's moves are still counted and undone, as the kit's contract checks)."""
+    (won) one ply sooner for its mover, and nothing else: the solver decides such an
+    entry at its level, and nothing its moves lead to can change that (its moves are
+    neither counted nor undone: Dōbutsu shōgi's positions whose mover can take the lion
+    are about half of its table)."""
     bad = np.full(1, -1, dtype=np.int64)
     cells = tables.sym.shape[1]
     counts = part[:kinds]
@@ -456,12 +458,7 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                 finished[i] = _KIT_OPEN
                 counts_out[i] = 1
                 child_value[i * width] = code - 3 if code & 1 else code - 1
-                if not code & 1:
-                    continue  # a known loss: no counter (it loses at its level)
-                code = _KIT_OPEN  # a known win: its moves are counted and undone all the same
-                known = True
-            else:
-                known = False
+                continue
             if code != _KIT_OPEN:
                 finished[i] = _kit_finished(code, draw, invalid)
                 continue
@@ -470,8 +467,7 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
             weight = 0
             for m in range(n):
                 if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
-                    if not known:  # a known win's move out of the tier is what it knows
-                        bad[0] = e
+                    bad[0] = e
                     continue
                 for x in range(kinds + 1):
                     child[x] = out[m, x]
@@ -537,7 +533,7 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
                 for x in range(kinds + 1):
                     masks[x] = found[j, x]
                 code = _kit_outcome(masks, part_rows[q], consts, scratch)
-                if code != _KIT_OPEN and (code < 2 or not code & 1):  # finished, or a known loss
+                if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
                     continue
                 k = kit_numbering.popcount(masks[1])
                 if tables.class_off[k] + tables.combo_class[tables.combo_off[k] + kit_numbering.colex_rank(

@@ -39,7 +39,9 @@ and drops; ``tier_of_part``; such a tier is solved by the un-move solver with th
 game's own ``unmoves``, ``max_unmoves`` of them at most, or else explicitly), and an
 ``outcome`` of 2 or more: a value known without looking at the moves (``2 * plies +
 1`` won, ``2 * plies`` lost; Dōbutsu shōgi: 3 when the lion can be taken) while play
-goes on (the explicit solver and the parts' scan read it; the one-part scan does not).
+goes on: the exact value, which no move changes (the explicit solver and the parts'
+scan read it, and the un-move solver neither weighs nor undoes such a position's
+moves; the one-part scan does not read it).
 A game may also keep its own numbering and values (tic-tac-toe's): ``relative_values =
 False`` stores kinds as the notation's codes for both sides (kind 1 side 0's first
 piece, whatever the side to move) and values from the first side's view, each tier

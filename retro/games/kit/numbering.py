@@ -147,9 +147,9 @@ def tier_size(counts, tables):
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, h, key, tables):
-    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g,
-    then h (0: the identity)."""
+def _rest_rank(masks, counts, g, key, tables):
+    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g
+    (0: the identity)."""
     taken = key
     rank = 0
     free = tables.sym.shape[1] - counts[0]
@@ -160,8 +160,6 @@ def _rest_rank(masks, counts, g, h, key, tables):
         moved = masks[j + 1]
         if g:
             moved = image(moved, g, tables.sym)
-        if h:
-            moved = image(moved, h, tables.sym)
         if n == 1:  # its rank: the cells left free below it
             digit = popcount(~taken & (moved - 1))
         else:
@@ -206,18 +204,38 @@ def entry_of_masks(masks, counts, tables):
     g = np.int64(tables.combo_sym[at])
     stab = tables.class_stab[tables.class_off[k] + c]
     key = tables.class_rep[tables.class_off[k] + c]
-    best = _rest_rank(masks, counts, g, 0, key, tables)
+    best = _rest_rank(masks, counts, g, key, tables)
     order = 1
     if stab != 1:
-        mine = best
-        for h in range(1, tables.sym.shape[0]):
-            if (stab >> h) & 1:
-                rank = _rest_rank(masks, counts, g, h, key, tables)
-                if rank == mine:
-                    order += 1
-                if rank < best:
-                    best = rank
+        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.sym, tables.binom)
     return c * multiplier(counts, cells, tables.binom) + best, order
+
+
+@njit(cache=True)
+def _least_rest_rank(masks, counts, g, stab, key, mine, sym, binom):
+    """``(least rank, how many of the stabiliser's symmetries give mine)`` over the
+    symmetries ``stab`` keeping the key in place. Called, not inlined: the rare case (a
+    symmetric key), and every kernel that ranks inlined it at seconds of compiling each."""
+    best = mine
+    order = 1
+    cells = sym.shape[1]
+    for h in range(1, sym.shape[0]):
+        if (stab >> h) & 1:
+            taken = key
+            rank = 0
+            free = cells - counts[0]
+            for j in range(1, len(counts)):
+                n = counts[j]
+                if n:
+                    moved = image(image(masks[j + 1], g, sym), h, sym)
+                    rank = rank * binom[free, n] + squeezed_rank(moved, taken, binom)
+                    taken |= moved
+                    free -= n
+            if rank == mine:
+                order += 1
+            if rank < best:
+                best = rank
+    return best, order
 
 
 @njit(cache=True, inline="always")

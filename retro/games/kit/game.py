@@ -169,12 +169,6 @@ def _variant(cls, variant: str):
     return _OWN.setdefault((cls, variant), cls(variant))
 
 
-def part_slot(code: int, slots: int) -> int:
-    """The first slot of a part's code in the kit's hash table of parts (``slots``: a
-    power of two); the kernels' ``_kit_part_of`` hashes alike."""
-    return (code ^ (code >> 13) ^ (code >> 29)) & (slots - 1)
-
-
 _OWN: dict = {}
 _RULES: dict = {}  # a kit game's class -> its rules module
 
@@ -833,10 +827,9 @@ class PieceGame(GridGame):
 
     def _part_codes(self, tier):
         """The tier's parts as a hash table of their codes (counts and extras as digits
-        of the radix; -1 an empty slot, found by :func:`part_slot`), each slot's part, the
-        radix, and the parts as rows (int64). A table of 4 slots a part or more: a code
-        is found in a probe or two, where a binary search over thousands of codes cost a
-        mispredicted branch a step, most of the time a child took."""
+        of the radix; -1 an empty slot, first slot :func:`numbering.part_slot`), each
+        slot's part, the radix, and the parts as rows (int64). Four slots a part or more:
+        a code is found in a probe or two, where a binary search took a dozen steps."""
         parts, offsets, _ = self._part_offsets(tier)
         rows = np.array(parts, dtype=np.int64)
         radix = int(rows.max()) + 1
@@ -845,7 +838,7 @@ class PieceGame(GridGame):
         table = np.full(slots, -1, dtype=np.int64)
         part_in = np.full(slots, -1, dtype=np.int64)
         for p, code in enumerate(codes.tolist()):
-            slot = part_slot(code, slots)
+            slot = int(numbering.part_slot(code, slots))
             while table[slot] != -1:
                 slot = (slot + 1) & (slots - 1)
             table[slot], part_in[slot] = code, p

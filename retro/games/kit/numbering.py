@@ -113,19 +113,10 @@ def squeezed_unrank(rank, count, taken, cells, binom):
 
 
 @njit(cache=True, inline="always")
-def split(a, b):
-    """``(a // b, a % b)`` for 0 <= a < 2**52 and b > 0, in a float division and a
-    correction: a 64-bit integer division takes 40 to 90 cycles, and unranking an
-    entry of many kinds took one per kind (most of the time a parent took)."""
-    q = np.int64(np.float64(a) / np.float64(b))
-    r = a - q * b
-    if r < 0:
-        q -= 1
-        r += b
-    elif r >= b:
-        q += 1
-        r -= b
-    return q, r
+def part_slot(code, slots):
+    """The first slot of a part's code in the kit's hash table of a tier's parts
+    (``slots``: a power of two; ``PieceGame._part_codes`` fills it, the kernels read it)."""
+    return (code ^ (code >> 13) ^ (code >> 29)) & (slots - 1)
 
 
 @njit(cache=True, inline="always")
@@ -147,24 +138,26 @@ def tier_size(counts, tables):
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, key, tables):
-    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g
-    (0: the identity)."""
+def _rest_rank(masks, counts, g, h, key, sym, binom):
+    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g,
+    then h (0: the identity)."""
     taken = key
     rank = 0
-    free = tables.sym.shape[1] - counts[0]
+    free = sym.shape[1] - counts[0]
     for j in range(1, len(counts)):
         n = counts[j]
         if n == 0:  # a digit 0 of radix 1
             continue
         moved = masks[j + 1]
         if g:
-            moved = image(moved, g, tables.sym)
+            moved = image(moved, g, sym)
+        if h:
+            moved = image(moved, h, sym)
         if n == 1:  # its rank: the cells left free below it
             digit = popcount(~taken & (moved - 1))
         else:
-            digit = squeezed_rank(moved, taken, tables.binom)
-        rank = rank * tables.binom[free, n] + digit
+            digit = squeezed_rank(moved, taken, binom)
+        rank = rank * binom[free, n] + digit
         taken |= moved
         free -= n
     return rank
@@ -204,7 +197,7 @@ def entry_of_masks(masks, counts, tables):
     g = np.int64(tables.combo_sym[at])
     stab = tables.class_stab[tables.class_off[k] + c]
     key = tables.class_rep[tables.class_off[k] + c]
-    best = _rest_rank(masks, counts, g, key, tables)
+    best = _rest_rank(masks, counts, g, 0, key, tables.sym, tables.binom)
     order = 1
     if stab != 1:
         best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.sym, tables.binom)
@@ -218,19 +211,9 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sym, binom):
     symmetric key), and every kernel that ranks inlined it at seconds of compiling each."""
     best = mine
     order = 1
-    cells = sym.shape[1]
     for h in range(1, sym.shape[0]):
         if (stab >> h) & 1:
-            taken = key
-            rank = 0
-            free = cells - counts[0]
-            for j in range(1, len(counts)):
-                n = counts[j]
-                if n:
-                    moved = image(image(masks[j + 1], g, sym), h, sym)
-                    rank = rank * binom[free, n] + squeezed_rank(moved, taken, binom)
-                    taken |= moved
-                    free -= n
+            rank = _rest_rank(masks, counts, g, h, key, sym, binom)
             if rank == mine:
                 order += 1
             if rank < best:
@@ -266,7 +249,7 @@ def board_at(entry, counts, tables, board, masks):
     k = counts[0]
     cells = tables.sym.shape[1]
     m = multiplier(counts, cells, tables.binom)
-    c, rest = split(entry, m)
+    c, rest = entry // m, entry % m
     key = tables.class_rep[tables.class_off[k] + c]
     # digits of the mixed radix, from the last kind
     free = cells - k
@@ -275,7 +258,7 @@ def board_at(entry, counts, tables, board, masks):
         free -= counts[j]
     for j in range(len(counts) - 1, 0, -1):
         radix = masks[j]
-        rest, masks[j] = split(rest, radix)
+        rest, masks[j] = rest // radix, rest % radix
     for c2 in range(cells):
         board[c2] = 0
     taken = key
@@ -301,7 +284,7 @@ def masks_at(entry, counts, tables, masks):
     kinds = len(counts)
     cells = tables.sym.shape[1]
     m = multiplier(counts, cells, tables.binom)
-    c, rest = split(entry, m)
+    c, rest = entry // m, entry % m
     key = tables.class_rep[tables.class_off[k] + c]
     free = cells - k
     for j in range(1, kinds):
@@ -311,7 +294,8 @@ def masks_at(entry, counts, tables, masks):
             masks[j + 1] = 0
             continue
         free += counts[j]
-        rest, masks[j + 1] = split(rest, tables.binom[free, counts[j]])
+        radix = tables.binom[free, counts[j]]
+        rest, masks[j + 1] = rest // radix, rest % radix
     masks[1] = key
     taken = key
     for j in range(1, kinds):

@@ -389,8 +389,8 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
 
 def _kit_part_of(row, kinds, codes, code_part, radix):
     """The part of a row (masks, then extras) among a tier's parts: its counts and
-    extras as digits of ``radix``, found in the hash table ``codes`` (as
-    ``game.part_slot`` places them; -1 an empty slot); -1 if none."""
+    extras as digits of ``radix``, found in the hash table ``codes`` (from its
+    ``part_slot`` on; -1 an empty slot); -1 if none."""
     code = np.int64(0)
     scale = np.int64(1)
     for j in range(kinds):
@@ -399,12 +399,11 @@ def _kit_part_of(row, kinds, codes, code_part, radix):
     for x in range(_KIT_EXTRAS):
         code += row[kinds + 1 + x] * scale
         scale *= radix
-    mask = len(codes) - 1
-    slot = (code ^ (code >> 13) ^ (code >> 29)) & mask
+    slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
             return -1
-        slot = (slot + 1) & mask
+        slot = (slot + 1) & (len(codes) - 1)
     return code_part[slot]
 
 

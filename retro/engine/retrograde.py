@@ -103,7 +103,8 @@ def retrograde(side, finished, starts, child_tier, child_entry, flat, offsets, d
             slot = child_tier[e]
             if slot == 0:
                 continue
-            child = flat[offsets[slot] + child_entry[e]]
+            # slot < 0: a child the game does not store, its value (its mover's view) -1 - slot
+            child = -1 - slot if slot < 0 else flat[offsets[slot] + child_entry[e]]
             if child == draw:
                 drawn_out[i] = True
             elif child == invalid:

@@ -114,7 +114,8 @@ def solve_acyclic(side, finished, starts, child_tier, child_entry, flat, offsets
             if slot == 0:
                 inside += 1
                 continue
-            key = keys[mover ^ flip, flat[offsets[slot] + child_entry[e]]]
+            child = -1 - slot if slot < 0 else flat[offsets[slot] + child_entry[e]]  # < 0: not stored
+            key = keys[mover ^ flip, child]
             if key > best:
                 best = key
         out[i] = best_values[mover, best]

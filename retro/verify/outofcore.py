@@ -13,7 +13,9 @@ differs is the bookkeeping of a game stored as nine men's morris stores itself:
   smaller entry's (DUPLICATE) must hold that entry's value, and moves lead to the
   canonical entries;
 * a move whose child leaves its mover below three pieces (slot -1) leads to a loss in
-  0 plies for the opponent, which the database does not store.
+  0 plies for the opponent, which the database does not store; a slot ``-1 - v`` in
+  general is a child the database does not store whose value the rules give as ``v``
+  (Dōbutsu shōgi's lions side by side: won in 1 ply for its mover).
 
 Tiers are read one at a time, entries expanded a chunk at a time; each tier's SHA-256
 is computed from the values as they are read. A tier that a later tier reads again is
@@ -57,7 +59,7 @@ READ_BLOCK = 1 << 24  # values read from the file at a time
 def check_relative(values, first, finished, starts, child_slot, child_entry, flat, offsets,
                    draw, invalid, verdict):
     """The verdict of entries ``first..`` (values from the mover's view; children's from
-    theirs); returns the number of finished entries. Slot -1: a child lost at once."""
+    theirs); returns the number of finished entries. Slot -1 - v: a child not stored, of value v."""
     terminal = 0
     for i in prange(len(finished)):
         value = values[first + i]
@@ -75,7 +77,7 @@ def check_relative(values, first, finished, starts, child_slot, child_entry, fla
         for e in range(starts[i], starts[i + 1]):
             slot = child_slot[e]
             if slot < 0:
-                child = 0  # its mover has lost: a loss in 0
+                child = -1 - slot  # not stored, its value the rules' (-1: its mover has lost, in 0)
             elif slot == 0:
                 child = values[child_entry[e]]
             else:

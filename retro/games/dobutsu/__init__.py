@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from itertools import product
-from math import comb
+from math import comb, prod
 
 import numpy as np
 from numba import njit
@@ -67,10 +67,25 @@ class Side(LetterSide):
 _TURNED = np.array([int(f"{m:012b}"[::-1], 2) for m in range(1 << 12)], dtype=np.int64)
 
 
+@njit(cache=True)
+def _can_move(masks, tier, consts):
+    """Whether the mover has a legal move (a drop, or a step onto a cell not its own)."""
+    found = tier[10] + tier[11] + tier[12] > 0 and masks[0] != 0
+    own = masks[6] | masks[7] | masks[8] | masks[9] | masks[10]
+    for k in range(6, 11):
+        pieces = masks[k]
+        while pieces and not found:
+            found = consts[0][k - 5, lowest_bit_index(pieces)] & ~own != 0
+            pieces &= pieces - 1
+    return found
+
+
 @njit(cache=True, inline="always")
 def outcome(masks, tier, consts):
     """Lost without a lion; won with the lion on the far rank (the Try, one ply on);
-    3 (won in 1 ply) when the other lion can be taken (``masks[k]``: the cells of kind k)."""
+    3 (won in 1 ply) when the other lion can be taken; else, with the other lion on the
+    mover's back rank (its far rank), 2: lost in 1 ply, whatever the mover plays (lost
+    at once without a move). ``masks[k]``: the cells of kind k."""
     if masks[1] == 0:
         return ILLEGAL
     if masks[6] == 0:
@@ -81,6 +96,8 @@ def outcome(masks, tier, consts):
     for k in range(6, 11):
         if masks[k] & _TURNED[consts[1][k - 5, target]]:
             return 3
+    if masks[1] < 1 << 3:
+        return 2 if _can_move(masks, tier, consts) else LOST
     return OPEN
 
 
@@ -140,10 +157,19 @@ def unmoves(masks, tier, consts, out):
     """The parents (from their mover's view, the other side here, kinds 1..5): each of
     its pieces undropped (a giraffe, elephant or chick back to hand), or stepped back
     (a hen on the far rank possibly from a chick), leaving empty or one of the mover's
-    pieces its hand holds (a chick in hand may have been a hen)."""
+    pieces its hand holds (a chick in hand may have been a hen). Not those whose mover
+    could take the lion (``outcome`` 3, a value no move changes): a parent keeps the
+    attackers of the lion here but the piece it moves, which must not attack it from
+    where it stood."""
+    lion = lowest_bit_index(masks[6])
+    attackers = masks[1] & consts[1][1, lion]
+    for t in range(2, 6):
+        attackers |= masks[t] & consts[1][t, lion]
+    if attackers & (attackers - 1):  # two: whatever moved, one was there to take the lion
+        return 0
     n = 0
     for k in range(1, 6):
-        pieces = masks[k]
+        pieces = masks[k] & attackers if attackers else masks[k]
         while pieces:
             d = lowest_bit_index(pieces)
             pieces &= pieces - 1
@@ -158,7 +184,7 @@ def unmoves(masks, tier, consts, out):
                     origins = np.int64(1) << (d + 3) if k == HEN and d < 3 else 0
                 else:
                     origins = 0 if k == CHICK and d < 3 else consts[1][k, d]
-                origins &= masks[0]
+                origins &= masks[0] & ~consts[1][CHICK if promoted else k, lion]
                 while origins:
                     c = lowest_bit_index(origins)
                     origins &= origins - 1
@@ -228,6 +254,7 @@ class Dobutsu(PieceGame):
                    for side, letters in (("S", "LGECH"), ("G", "lgech"))
                    for ch, name in zip(letters, ("Lion", "Giraffe", "Elephant", "Chick", "Hen"))}
     turn = np.arange(11, -1, -1)
+    key_kinds = (1, 6)  # the lions: boards the rules decide by them are left out
     cell_characters = "LGECHlgech-"  # its pieces and '-' (what its ranks hold)
 
     def __init__(self, variant: str = "") -> None:
@@ -236,23 +263,25 @@ class Dobutsu(PieceGame):
         if variant:
             self.description = f"Dōbutsu shōgi with less: the lions and {variant} (G giraffe, E elephant, C chick) only"
         attacks = np.zeros((6, 12), dtype=np.int64)
-        for t, steps in STEPS.items():
-            for c in range(12):
-                r, f = divmod(c, 3)
-                for dr, df in steps:
-                    if 0 <= r + dr < 4 and 0 <= f + df < 3:
-                        attacks[t, c] |= 1 << ((r + dr) * 3 + f + df)
+        for t, c in product(STEPS, range(12)):
+            for dr, df in STEPS[t]:
+                if 0 <= c // 3 + dr < 4 and 0 <= c % 3 + df < 3:
+                    attacks[t, c] |= 1 << (c + 3 * dr + df)
         origins = np.zeros((6, 12), dtype=np.int64)  # origins[t, d]: whence the other's t reaches d
-        for t in STEPS:
-            for c in range(12):
-                for d in range(12):
-                    if attacks[t, 11 - c] >> (11 - d) & 1:
-                        origins[t, d] |= 1 << c
+        for t, c, d in product(STEPS, range(12), range(12)):
+            origins[t, d] |= (attacks[t, 11 - c] >> (11 - d) & 1) << c
         self.consts = (attacks, origins)
 
     @classmethod
     def variant_named(cls, text: str) -> str:
         return "".join(sorted(text.upper(), key="GEC".find)) if isinstance(text, str) else text
+
+    def key_allowed(self, first: int, second: int) -> bool:
+        """The lions' cells kept (the other's ``first``, the mover's ``second``): not side
+        by side (the mover takes the lion), the mover's not on its far rank (won), the
+        other's not on the mover's back rank (the mover takes it or loses in 1 ply)."""
+        (r1, f1), (r2, f2) = divmod(first.bit_length() - 1, 3), divmod(second.bit_length() - 1, 3)
+        return not (first and second) or (r1 > 0 and r2 < 3 and max(abs(r1 - r2), abs(f1 - f2)) > 1)
 
     @cached_property
     def symmetry(self) -> np.ndarray:
@@ -273,23 +302,13 @@ class Dobutsu(PieceGame):
         return "all"
 
     def parts(self, tier) -> tuple:
-        g, e, c = tier
-        out = []
-        for gs, es, cs in product(_spreads(g, 4), _spreads(e, 4), _spreads(c, 6)):
-            # board: other's L G E C H, mover's L G E C H; hands: mover's G E C, other's G E C
-            out.append((1, gs[0], es[0], cs[0], cs[1], 1, gs[1], es[1], cs[2], cs[3],
-                        gs[2], es[2], cs[4], gs[3], es[3], cs[5]))
-        return tuple(out)
+        # board: other's L G E C H, mover's L G E C H; hands: mover's G E C, other's G E C
+        return tuple((1, gs[0], es[0], cs[0], cs[1], 1, gs[1], es[1], cs[2], cs[3], gs[2], es[2], cs[4], gs[3], es[3],
+                      cs[5]) for gs, es, cs in product(_spreads(tier[0], 4), _spreads(tier[1], 4), _spreads(tier[2], 6)))
 
     def positions_in(self, tier) -> int:
         """Every board of every part is a position, with either side to move."""
-        total = 0
-        for part in self.parts(tier):
-            ways, free = 1, 12
-            for n in part[:10]:
-                ways, free = ways * comb(free, n), free - n
-            total += ways
-        return 2 * total
+        return 2 * sum(prod(comb(12 - sum(p[:j]), p[j]) for j in range(10)) for p in self.parts(tier))
 
     def tier_of_part(self, part) -> tuple:
         return (part[1] + part[6] + part[10] + part[13], part[2] + part[7] + part[11] + part[14],

@@ -112,7 +112,7 @@ _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent
              "_kit_canonical_parts", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
-_INLINE = {"_kit_finished", "_kit_slot", "_kit_part_of", "_kit_part_at", "_kit_key_class", "_kit_moves_of_masks",
+_INLINE = {"_kit_finished", "_kit_slot", "_kit_block", "_kit_preference", "_kit_rule_value", "_kit_part_of", "_kit_part_at", "_kit_key_class", "_kit_moves_of_masks",
            "_kit_unmoves_of_masks", "_kit_outcome_of_masks"}
 
 
@@ -319,6 +319,7 @@ class PieceGame(GridGame):
     bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
     max_unmoves: ClassVar[int | None] = None  # un-moves of a position at most (None: max_moves)
     fold: ClassVar[bool] = True  # the numbering folds the symmetries (False: a board, an entry)
+    key_kinds: ClassVar[tuple] = (1,)  # the stored kinds the numbering folds by (one or two)
     position_class: ClassVar[type] = Position
     move_example: ClassVar[str] = "c3"  # a move, in messages
 
@@ -487,10 +488,24 @@ class PieceGame(GridGame):
         return {side.value: frozenset(code for code, kind in enumerate(self.piece_kinds.values(), start=1)
                                       if kind["side"] == side.value) for side in self.sides}
 
+    def key_allowed(self, first: int, second: int) -> bool:
+        """Whether the numbering keeps the boards whose key kinds stand on the cells
+        ``first`` and ``second`` (bitmasks; ``second`` 0 for a key of one kind). A game
+        leaves out keys whose positions its rules decide (Dōbutsu shōgi: lions side by
+        side, a lion on the far rank): ``outcome`` must then give their value, never
+        OPEN. The same answer for every symmetric image."""
+        return True
+
     @cached_property
     def tables(self) -> numbering.Tables:
         symmetry = self.symmetry if self.fold else np.arange(self.cells_count)[None]
-        return numbering.tables(symmetry, max(p[0] for t in self.tiers() for p in self.parts(t)))
+        kmax = max(p[k - 1] for t in self.tiers() for p in self.parts(t) for k in self.key_kinds)
+        if len(self.key_kinds) > 1 and self.unmoves == "steps":
+            raise TypeError(f"{type(self).__name__}: a key of two kinds needs the game's own un-moves")
+        leaves_out = type(self).key_allowed is not PieceGame.key_allowed
+        return numbering.tables(symmetry, kmax, tuple(self.key_kinds), self.kinds,
+                                self.key_allowed if leaves_out else None,
+                                f"{type(self).__module__}.{type(self).__name__}:{self.variant}" if leaves_out else "")
 
     def _tier_array(self, tier) -> np.ndarray:
         return np.array(tier, dtype=np.int64)
@@ -575,11 +590,15 @@ class PieceGame(GridGame):
         return self.position_class(self, self.sides.from_code(0), (0,) * self.cells_count)
 
     def finished_value(self, position: Position) -> int:
+        """The value of a finished position, or of one the table does not store (its
+        rules' value, ``outcome`` 2 or more), from the first side's view."""
         code = position._outcome()
         if code == DRAWN:
             return draw_value(self.value_dtype)
         if code == OPEN or code == ILLEGAL:
             raise ValueError(f"{position} is not finished")
+        if code >= 2:
+            return code if position.side.code == 0 else code ^ 1
         first_wins = (code == WON) == (position.side.code == 0)
         return 1 if first_wins else 0
 
@@ -647,19 +666,20 @@ class PieceGame(GridGame):
         return self.tier_of_part(self.view(position)[1])
 
     def stored(self, position: Position) -> bool:
-        """Whether a part of its tier holds ``position`` (not one whose mover has lost by
-        the rules: Dōbutsu shōgi's side whose lion is taken; its value is the rules')."""
-        part = tuple(self.view(position)[1])
-        return part in self._part_offsets(self.tier_of_part(part))[2]
+        """Whether the table holds ``position``: not one whose mover has lost by the rules
+        (Dōbutsu shōgi's side whose lion is taken) nor one the numbering leaves out
+        (:meth:`key_allowed`); their values are the rules'."""
+        return self.index(position) >= 0
 
     def index(self, position: Position) -> int:
+        """The entry of ``position`` in its tier, or -1 when it is not stored (see :meth:`stored`)."""
         board, part = self.view(position)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         _, offsets, number = self._part_offsets(self.tier_of_part(part))
-        if tuple(part) not in number:  # not stored (see stored)
+        if tuple(part) not in number:
             return -1
         entry = numbering.entry_of(board, self._tier_array(part)[:self.kinds], self.tables, masks)[0]
-        return int(offsets[number[tuple(part)]] + entry)
+        return -1 if entry < 0 else int(offsets[number[tuple(part)]] + entry)
 
     def position_at(self, tier, entry: int) -> Position | None:
         """The position stored at ``entry``, with the first of the tier's sides to move
@@ -751,7 +771,9 @@ class PieceGame(GridGame):
             if lo < hi:
                 finished, starts, row, entry = self._expansion_of(part, keys, lo - int(offsets[i]),
                                                                   hi - int(offsets[i]))
-                pieces.append((finished, np.diff(starts), slot_of[row], entry + offset_of[row]))
+                ruled = row < 0  # a child the numbering leaves out: slot -1 - its value, kept
+                pieces.append((finished, np.diff(starts), np.where(ruled, row, slot_of[np.maximum(row, 0)]),
+                               np.where(ruled, 0, entry + offset_of[np.maximum(row, 0)])))
         starts = np.zeros(stop - first + 1, dtype=np.int64)
         np.cumsum(np.concatenate([p[1] for p in pieces]), out=starts[1:])
         return (slots, np.concatenate([p[0] for p in pieces]), starts,

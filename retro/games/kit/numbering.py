@@ -38,7 +38,7 @@ from numba import njit
 
 from ...bits import deposit, extract, lowest_bit_index, popcount
 
-VERSION = 1  # of the tables' layout: part of the disk cache's key
+VERSION = 2  # of the tables' layout: part of the disk cache's key
 CACHE_ABOVE = 2_000_000  # combinations: tables larger than this are cached on disk
 MAX_KINDS = 16  # scratch arrays' width: stored kinds a board may hold, and one
 
@@ -47,13 +47,17 @@ class Tables(NamedTuple):
     """The numbering's tables, for jitted code (a tuple of arrays)."""
 
     binom: np.ndarray  # int64 (n + 1, n + 1): C(a, b)
-    combo_off: np.ndarray  # int64 (kmax + 2,): where each key count's combinations start
-    combo_class: np.ndarray  # int32: each combination's class (within its count)
+    combo_off: np.ndarray  # int64: where each key count's combinations start (and the end)
+    combo_class: np.ndarray  # int32: each combination's class (within its count; -1 left out)
     combo_sym: np.ndarray  # int8: a symmetry taking it to its class's representative
-    class_off: np.ndarray  # int64 (kmax + 2,): where each key count's classes start
-    class_rep: np.ndarray  # int64: each class's representative (a bitmask of cells)
+    class_off: np.ndarray  # int64: where each key count's classes start (and the end)
+    class_rep: np.ndarray  # int64 (classes, 2): each class's representative (cells of each key kind)
     class_stab: np.ndarray  # int64: each class's stabiliser (bit g: symmetry g keeps it)
     sym: np.ndarray  # int64 (symmetries, n): symmetry g takes cell c to sym[g, c]
+    order: np.ndarray  # int64: the stored kinds in the numbering's order, the key kinds first
+    key: np.ndarray  # int64 (2,): the key kinds (1 or 2), and their greatest count + 1
+    block: np.ndarray  # int64: per combination of the first key kind's cells, the first class
+    # whose representative has the least of their images (the run of classes holding them)
 
 
 @njit(cache=True, inline="always")
@@ -113,6 +117,29 @@ def squeezed_unrank(rank, count, taken, cells, binom):
 
 
 @njit(cache=True, inline="always")
+def key_count(counts, tables):
+    """The index of the key's counts among the tables' (the count of kind 1, or of both
+    key kinds as digits of ``key[1]``)."""
+    kc = counts[tables.order[0] - 1]
+    if tables.key[0] == 2:
+        kc = kc * tables.key[1] + counts[tables.order[1] - 1]
+    return kc
+
+
+@njit(cache=True, inline="always")
+def key_rank(masks, counts, tables):
+    """The rank of the key's cells among the combinations of its counts (the first key
+    kind colex, then the second's among the cells left)."""
+    first = masks[tables.order[0]]
+    r = colex_rank(first, tables.binom)
+    if tables.key[0] == 2:
+        n = tables.sym.shape[1] - counts[tables.order[0] - 1]
+        r = r * tables.binom[n, counts[tables.order[1] - 1]] + squeezed_rank(masks[tables.order[1]], first,
+                                                                             tables.binom)
+    return r
+
+
+@njit(cache=True, inline="always")
 def part_slot(code, slots):
     """The first slot of a part's code in the kit's hash table of a tier's parts
     (``slots``: a power of two; ``PieceGame._part_codes`` fills it, the kernels read it)."""
@@ -120,35 +147,39 @@ def part_slot(code, slots):
 
 
 @njit(cache=True, inline="always")
-def multiplier(counts, cells, binom):
-    """M: the arrangements of kinds 2.. on the cells kind 1 leaves."""
-    free = cells - counts[0]
+def multiplier(counts, tables):
+    """M: the arrangements of the other kinds on the cells the key leaves."""
+    free = tables.sym.shape[1]
+    for j in range(tables.key[0]):
+        free -= counts[tables.order[j] - 1]
     m = 1
-    for j in range(1, len(counts)):
-        m *= binom[free, counts[j]]
-        free -= counts[j]
+    for j in range(tables.key[0], len(counts)):
+        n = counts[tables.order[j] - 1]
+        m *= tables.binom[free, n]
+        free -= n
     return m
 
 
 @njit(cache=True)
 def tier_size(counts, tables):
-    k = counts[0]
-    classes = tables.class_off[k + 1] - tables.class_off[k]
-    return classes * multiplier(counts, tables.sym.shape[1], tables.binom)
+    kc = key_count(counts, tables)
+    classes = tables.class_off[kc + 1] - tables.class_off[kc]
+    return classes * multiplier(counts, tables)
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, h, key, sym, binom):
-    """The mixed-radix rank of kinds 2.. (``masks[k]``: kind k's cells) under symmetry g,
-    then h (0: the identity)."""
+def _rest_rank(masks, counts, g, h, key, order, first, sym, binom):
+    """The mixed-radix rank of the kinds after the key (``order[first:]``; ``masks[k]``:
+    kind k's cells, ``key`` the key's) under symmetry g, then h (0: the identity)."""
     taken = key
     rank = 0
-    free = sym.shape[1] - counts[0]
-    for j in range(1, len(counts)):
-        n = counts[j]
+    free = sym.shape[1] - popcount(key)
+    for j in range(first, len(counts)):
+        kind = order[j]
+        n = counts[kind - 1]
         if n == 0:  # a digit 0 of radix 1
             continue
-        moved = masks[j + 1]
+        moved = masks[kind]
         if g:
             moved = image(moved, g, sym)
         if h:
@@ -188,24 +219,26 @@ def masks_of(board, kinds, masks):
 
 @njit(cache=True, inline="always")
 def entry_of_masks(masks, counts, tables):
-    """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical)."""
-    k = counts[0]
-    cells = tables.sym.shape[1]
-    r = colex_rank(masks[1], tables.binom)
-    at = tables.combo_off[k] + r
+    """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical);
+    ``(-1, 0)`` when its key's class is left out."""
+    kc = key_count(counts, tables)
+    at = tables.combo_off[kc] + key_rank(masks, counts, tables)
     c = np.int64(tables.combo_class[at])
+    if c < 0:
+        return np.int64(-1), np.int64(0)
     g = np.int64(tables.combo_sym[at])
-    stab = tables.class_stab[tables.class_off[k] + c]
-    key = tables.class_rep[tables.class_off[k] + c]
-    best = _rest_rank(masks, counts, g, 0, key, tables.sym, tables.binom)
-    order = 1
+    stab = tables.class_stab[tables.class_off[kc] + c]
+    key = tables.class_rep[tables.class_off[kc] + c, 0] | tables.class_rep[tables.class_off[kc] + c, 1]
+    best = _rest_rank(masks, counts, g, 0, key, tables.order, tables.key[0], tables.sym, tables.binom)
+    order = np.int64(1)
     if stab != 1:
-        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.sym, tables.binom)
-    return c * multiplier(counts, cells, tables.binom) + best, order
+        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.order, tables.key[0], tables.sym,
+                                       tables.binom)
+    return c * multiplier(counts, tables) + best, order
 
 
 @njit(cache=True)
-def _least_rest_rank(masks, counts, g, stab, key, mine, sym, binom):
+def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, binom):
     """``(least rank, how many of the stabiliser's symmetries give mine)`` over the
     symmetries ``stab`` keeping the key in place. Called, not inlined: the rare case (a
     symmetric key), and every kernel that ranks inlined it at seconds of compiling each."""
@@ -213,7 +246,7 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sym, binom):
     order = 1
     for h in range(1, sym.shape[0]):
         if (stab >> h) & 1:
-            rank = _rest_rank(masks, counts, g, h, key, sym, binom)
+            rank = _rest_rank(masks, counts, g, h, key, sequence, first, sym, binom)
             if rank == mine:
                 order += 1
             if rank < best:
@@ -224,12 +257,13 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sym, binom):
 @njit(cache=True, inline="always")
 def order_of_masks(masks, counts, tables):
     """The stabiliser order of the board of ``masks`` (1 unless its key's class is
-    symmetric: then as :func:`entry_of_masks` finds it)."""
-    k = counts[0]
-    r = colex_rank(masks[1], tables.binom)
-    c = np.int64(tables.combo_class[tables.combo_off[k] + r])
-    if tables.class_stab[tables.class_off[k] + c] == 1:
-        return 1
+    symmetric: then as :func:`entry_of_masks` finds it; 0 when its class is left out)."""
+    kc = key_count(counts, tables)
+    c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, counts, tables)])
+    if c < 0:
+        return np.int64(0)
+    if tables.class_stab[tables.class_off[kc] + c] == 1:
+        return np.int64(1)
     return entry_of_masks(masks, counts, tables)[1]
 
 
@@ -246,33 +280,15 @@ def board_at(entry, counts, tables, board, masks):
     """Write the board stored at ``entry`` (its key is the class representative) into
     ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone).
     ``masks``: scratch."""
-    k = counts[0]
-    cells = tables.sym.shape[1]
-    m = multiplier(counts, cells, tables.binom)
-    c, rest = entry // m, entry % m
-    key = tables.class_rep[tables.class_off[k] + c]
-    # digits of the mixed radix, from the last kind
-    free = cells - k
-    for j in range(1, len(counts)):
-        masks[j] = tables.binom[free, counts[j]]  # the radix, for now
-        free -= counts[j]
-    for j in range(len(counts) - 1, 0, -1):
-        radix = masks[j]
-        rest, masks[j] = rest // radix, rest % radix
-    for c2 in range(cells):
-        board[c2] = 0
-    taken = key
-    mask = key
-    while mask:
-        board[lowest_bit_index(mask)] = 1
-        mask &= mask - 1
-    for j in range(1, len(counts)):
-        mask = squeezed_unrank(masks[j], counts[j], taken, cells, tables.binom)
-        taken |= mask
+    stab = masks_at(entry, counts, tables, masks)
+    for c in range(tables.sym.shape[1]):
+        board[c] = 0
+    for k in range(1, len(counts) + 1):
+        mask = masks[k]
         while mask:
-            board[lowest_bit_index(mask)] = j + 1
+            board[lowest_bit_index(mask)] = k
             mask &= mask - 1
-    return tables.class_stab[tables.class_off[k] + c]
+    return stab
 
 
 @njit(cache=True, inline="always")
@@ -280,45 +296,55 @@ def masks_at(entry, counts, tables, masks):
     """Write the cell sets of the board stored at ``entry`` into ``masks`` (``masks[k]``
     kind k's cells, ``masks[0]`` the empty ones); returns the class's stabiliser (a
     bitmask; 1: the identity alone). No board is written: the kit's kernels over masks."""
-    k = counts[0]
+    kc = key_count(counts, tables)
     kinds = len(counts)
+    order = tables.order
+    first = tables.key[0]
     cells = tables.sym.shape[1]
-    m = multiplier(counts, cells, tables.binom)
+    m = multiplier(counts, tables)
     c, rest = entry // m, entry % m
-    key = tables.class_rep[tables.class_off[k] + c]
-    free = cells - k
-    for j in range(1, kinds):
-        free -= counts[j]
-    for j in range(kinds - 1, 0, -1):  # digits of the mixed radix, from the last kind
-        if counts[j] == 0:  # a digit of radix 1 (most kinds of a game of many)
-            masks[j + 1] = 0
+    at = tables.class_off[kc] + c
+    free = cells
+    for j in range(kinds):
+        free -= counts[order[j] - 1]
+    for j in range(kinds - 1, first - 1, -1):  # digits of the mixed radix, from the last kind
+        kind = order[j]
+        n = counts[kind - 1]
+        if n == 0:  # a digit of radix 1 (most kinds of a game of many)
+            masks[kind] = 0
             continue
-        free += counts[j]
-        radix = tables.binom[free, counts[j]]
-        rest, masks[j + 1] = rest // radix, rest % radix
-    masks[1] = key
-    taken = key
-    for j in range(1, kinds):
-        if counts[j]:
-            mask = squeezed_unrank(masks[j + 1], counts[j], taken, cells, tables.binom)
-            masks[j + 1] = mask
+        free += n
+        radix = tables.binom[free, n]
+        rest, masks[kind] = rest // radix, rest % radix
+    masks[order[0]] = tables.class_rep[at, 0]
+    taken = tables.class_rep[at, 0]
+    if first == 2:
+        masks[order[1]] = tables.class_rep[at, 1]
+        taken |= tables.class_rep[at, 1]
+    for j in range(first, kinds):
+        kind = order[j]
+        if counts[kind - 1]:
+            mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
+            masks[kind] = mask
             taken |= mask
     masks[0] = ~taken & ((np.int64(1) << cells) - 1)
-    return tables.class_stab[tables.class_off[k] + c]
+    return tables.class_stab[at]
 
 
 @njit(cache=True, inline="always")
-def advance(masks, kinds, cells):
+def advance(masks, counts, tables):
     """Move ``masks`` (of entry e, from :func:`masks_at`) to entry e + 1 in place: the
     cells of the last kind with pieces to their next combination (colex) among the cells
     it may take.
     False when that wraps (a carry to an earlier kind or to the next class: call
     :func:`masks_at`); the class, so its stabiliser, stays the same when True."""
-    last = kinds
-    while last > 1 and masks[last] == 0:  # kinds of none: digits of radix 1
-        last -= 1
-    if last == 1:  # the key alone: the next entry is the next class
+    cells = tables.sym.shape[1]
+    j = len(counts) - 1
+    while j >= tables.key[0] and masks[tables.order[j]] == 0:  # kinds of none: digits of radix 1
+        j -= 1
+    if j < tables.key[0]:  # the key alone: the next entry is the next class
         return False
+    last = tables.order[j]
     x = masks[last]
     space = masks[0] | x
     full = (np.int64(1) << cells) - 1
@@ -366,79 +392,158 @@ def least_images(entries, counts, tables, sym, out):
 
 
 @njit(cache=True)
-def _build(cells, kmax, sym, binom, combo_off, combo_class, combo_sym, class_off, reps, stabs):
+def _key_masks(r, kc, tables_key, cells, binom):
+    """The key's cells (first kind, second kind) of rank ``r`` among the combinations of
+    the key counts ``kc``."""
+    if tables_key[0] == 1:
+        return colex_unrank(r, kc, binom), np.int64(0)
+    k1, k2 = kc // tables_key[1], kc % tables_key[1]
+    radix = binom[cells - k1, k2]
+    first = colex_unrank(r // radix, k1, binom)
+    return first, squeezed_unrank(r % radix, k2, first, cells, binom)
+
+
+@njit(cache=True)
+def _key_rank_of(first, second, kc, tables_key, cells, binom):
+    if tables_key[0] == 1:
+        return colex_rank(first, binom)
+    k1, k2 = kc // tables_key[1], kc % tables_key[1]
+    return colex_rank(first, binom) * binom[cells - k1, k2] + squeezed_rank(second, first, binom)
+
+
+@njit(cache=True)
+def _build(cells, tables_key, sym, binom, combo_off, combo_class, combo_sym, class_off, reps, stabs):
     """Fill the tables (see :class:`Tables`); ``reps``/``stabs`` have room for every
     combination; returns the number of classes."""
     classes = 0
-    for k in range(kmax + 1):
-        class_off[k] = classes
-        n = binom[cells, k]
+    counts = len(combo_off) - 1
+    for kc in range(counts):
+        class_off[kc] = classes
+        n = combo_off[kc + 1] - combo_off[kc]
         for r in range(n):
-            mask = colex_unrank(r, k, binom)
+            first, second = _key_masks(r, kc, tables_key, cells, binom)
             best = r
             chosen = 0
             for g in range(1, sym.shape[0]):
-                q = colex_rank(image(mask, g, sym), binom)
+                q = _key_rank_of(image(first, g, sym), image(second, g, sym), kc, tables_key, cells, binom)
                 if q < best:
                     best = q
                     chosen = g
-            combo_sym[combo_off[k] + r] = chosen
+            combo_sym[combo_off[kc] + r] = chosen
             if best == r:  # a representative: numbered in increasing order
-                combo_class[combo_off[k] + r] = classes - class_off[k]
-                reps[classes] = mask
+                combo_class[combo_off[kc] + r] = classes - class_off[kc]
+                reps[classes, 0] = first
+                reps[classes, 1] = second
                 stab = 0
                 for g in range(sym.shape[0]):
-                    if image(mask, g, sym) == mask:
+                    if image(first, g, sym) == first and image(second, g, sym) == second:
                         stab |= 1 << g
                 stabs[classes] = stab
                 classes += 1
         for r in range(n):
-            if combo_sym[combo_off[k] + r] != 0:
-                mask = image(colex_unrank(r, k, binom), combo_sym[combo_off[k] + r], sym)
-                combo_class[combo_off[k] + r] = combo_class[combo_off[k] + colex_rank(mask, binom)]
-    class_off[kmax + 1] = classes
+            g = combo_sym[combo_off[kc] + r]
+            if g != 0:
+                first, second = _key_masks(r, kc, tables_key, cells, binom)
+                q = _key_rank_of(image(first, g, sym), image(second, g, sym), kc, tables_key, cells, binom)
+                combo_class[combo_off[kc] + r] = combo_class[combo_off[kc] + q]
+    class_off[counts] = classes
     return classes
 
 
-def build_tables(sym: np.ndarray, kmax: int) -> Tables:
-    """The tables of a board of ``sym.shape[1]`` cells for key counts up to ``kmax``."""
+def build_tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int = MAX_KINDS - 1,
+                 allowed=None) -> Tables:
+    """The tables of a board of ``sym.shape[1]`` cells for key counts up to ``kmax``
+    (each key kind's); ``key_kinds``: the stored kinds of the key (one or two), the
+    other kinds of ``1..kinds`` follow in order; ``allowed(first, second)`` (the key
+    kinds' cells of a representative, as ints): False for a class left out (the same
+    for every image of it)."""
     sym = np.ascontiguousarray(sym, dtype=np.int64)
     cells = sym.shape[1]
+    if len(key_kinds) not in (1, 2):
+        raise ValueError(f"a key of {len(key_kinds)} kinds: the numbering takes one or two")
+    order = np.array(list(key_kinds) + [k for k in range(1, kinds + 1) if k not in key_kinds], dtype=np.int64)
+    key = np.array([len(key_kinds), kmax + 1], dtype=np.int64)
     binom = np.array([[comb(a, b) for b in range(cells + 1)] for a in range(cells + 1)], dtype=np.int64)
-    combo_off = np.zeros(kmax + 2, dtype=np.int64)
-    for k in range(kmax + 1):
-        combo_off[k + 1] = combo_off[k] + comb(cells, k)
+    if len(key_kinds) == 1:
+        sizes = [comb(cells, k) for k in range(kmax + 1)]
+    else:
+        sizes = [comb(cells, k1) * comb(cells - k1, k2) for k1 in range(kmax + 1) for k2 in range(kmax + 1)]
+    combo_off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=combo_off[1:])
     total = int(combo_off[-1])
     combo_class = np.zeros(total, dtype=np.int32)
     combo_sym = np.zeros(total, dtype=np.int8)
-    class_off = np.zeros(kmax + 2, dtype=np.int64)
-    reps = np.zeros(total, dtype=np.int64)
+    class_off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    reps = np.zeros((total, 2), dtype=np.int64)
     stabs = np.zeros(total, dtype=np.int64)
-    classes = _build(cells, kmax, sym, binom, combo_off, combo_class, combo_sym, class_off, reps, stabs)
-    return Tables(binom, combo_off, combo_class, combo_sym, class_off, reps[:classes].copy(),
-                  stabs[:classes].copy(), sym)
+    classes = _build(cells, key, sym, binom, combo_off, combo_class, combo_sym, class_off, reps, stabs)
+    reps, stabs = reps[:classes].copy(), stabs[:classes].copy()
+    if allowed is not None:
+        reps, stabs = _leave_out(allowed, combo_off, combo_class, class_off, reps, stabs)
+    if len(key_kinds) == 1:  # each combination's own class
+        block = class_off[np.repeat(np.arange(kmax + 1), sizes)] + combo_class
+    else:
+        block = _blocks(sym, kmax, binom, reps)
+    return Tables(binom, combo_off, combo_class, combo_sym, class_off, reps, stabs, sym, order, key, block)
 
 
-def _cache_file(sym: np.ndarray, kmax: int) -> Path:
+def _leave_out(allowed, combo_off, combo_class, class_off, reps, stabs):
+    """Drop the classes ``allowed`` refuses: the others renumbered in their order, the
+    combinations of the refused ones marked -1 (in place); returns the kept classes."""
+    keep = np.array([bool(allowed(int(a), int(b))) for a, b in reps], dtype=bool)
+    new_off = np.zeros_like(class_off)
+    for kc in range(len(class_off) - 1):
+        lo, hi = int(class_off[kc]), int(class_off[kc + 1])
+        renumber = np.cumsum(keep[lo:hi]) - 1
+        combos = combo_class[combo_off[kc]:combo_off[kc + 1]]
+        kept = keep[lo + combos]
+        combos[:] = np.where(kept, renumber[combos], -1)
+        new_off[kc + 1] = new_off[kc] + int(keep[lo:hi].sum())
+    class_off[:] = new_off
+    return reps[keep].copy(), stabs[keep].copy()
+
+
+def _blocks(sym, kmax, binom, reps) -> np.ndarray:
+    """Per combination of the first key kind's cells (counts 0..kmax one after the
+    other): the first class whose representative's first kind is the least of their
+    images (0 if none is kept)."""
+    cells = sym.shape[1]
+    first_of: dict = {}
+    for c in range(len(reps) - 1, -1, -1):
+        first_of[int(reps[c, 0])] = c
+    out = []
+    for k in range(kmax + 1):
+        for r in range(comb(cells, k)):
+            mask = int(colex_unrank(r, k, binom))
+            least = min((int(image(mask, g, sym)) for g in range(sym.shape[0])),
+                        key=lambda m: int(colex_rank(m, binom)))
+            out.append(first_of.get(least, 0))
+    return np.array(out, dtype=np.int64)
+
+
+def _cache_file(sym: np.ndarray, kmax: int, extra: str) -> Path:
     from platformdirs import user_cache_dir
 
     digest = hashlib.sha256(np.ascontiguousarray(sym, dtype=np.int64).tobytes()
-                            + f"{kmax}:{VERSION}".encode()).hexdigest()[:16]
+                            + f"{kmax}:{VERSION}:{extra}".encode()).hexdigest()[:16]
     return Path(user_cache_dir("retro")) / "kit" / f"tables-{sym.shape[1]}-{kmax}-{digest}.npz"
 
 
-def tables(sym: np.ndarray, kmax: int) -> Tables:
+def tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int = MAX_KINDS - 1,
+           allowed=None, allowed_name: str = "") -> Tables:
     """:func:`build_tables`, read from the disk cache when they are large (written
-    there the first time, atomically; a cache that cannot be written is skipped)."""
-    if comb(sym.shape[1], kmax) <= CACHE_ABOVE:
-        return build_tables(sym, kmax)
-    path = _cache_file(sym, kmax)
+    there the first time, atomically; a cache that cannot be written is skipped).
+    ``allowed_name`` names the filter in the cache's key."""
+    cells = sym.shape[1]
+    if comb(cells, kmax) * (comb(cells, kmax) if len(key_kinds) == 2 else 1) <= CACHE_ABOVE:
+        return build_tables(sym, kmax, key_kinds, kinds, allowed)
+    path = _cache_file(sym, kmax, f"{key_kinds}:{kinds}:{allowed_name}")
     try:
         with np.load(path) as saved:
             return Tables(*(saved[name] for name in Tables._fields))
     except (OSError, KeyError, ValueError):
         pass
-    made = build_tables(sym, kmax)
+    made = build_tables(sym, kmax, key_kinds, kinds, allowed)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{id(made)}.tmp.npz")

@@ -45,6 +45,32 @@ def _kit_finished(code, draw, invalid):
     return code
 
 
+def _kit_rule_value(child, row, kinds, consts, scratch, child_tier, draw, invalid):
+    """The value (its mover's view) ``outcome`` gives a child (``child``: its masks;
+    ``row``: the move's row, for the extras; ``child_tier``: scratch), or ``invalid``
+    when play goes on (every position the numbering leaves out must have a value)."""
+    for j in range(kinds):
+        child_tier[j] = kit_numbering.popcount(child[j + 1])
+    for x in range(_KIT_EXTRAS):
+        child_tier[kinds + x] = row[kinds + 1 + x]
+    code = _kit_outcome(child, child_tier, consts, scratch)
+    if code == _KIT_DRAWN:
+        return draw
+    if code == _KIT_OPEN or code == _KIT_ILLEGAL:
+        return invalid
+    return code
+
+
+def _kit_preference(v, draw):
+    """How much the mover likes a child of value ``v`` (the child's mover's view): a
+    child lost soonest best, then a draw, then a child won latest."""
+    if v == draw:
+        return np.int64(1) << 40
+    if v & 1:
+        return np.int64(v)
+    return (np.int64(1) << 41) - v
+
+
 # --- between the two forms of a game's kernels ------------------------------------
 
 
@@ -179,13 +205,14 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         child_counts = np.empty(kinds, dtype=np.int64)
         child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        child_tier = np.empty(len(tier), dtype=np.int64)
         lo = first + s * _KIT_SPAN
         stab = 1
         for e in range(lo, min(lo + _KIT_SPAN, stop)):
             i = e - first
             counts_out[i] = 0
             counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+            if e == lo or not kit_numbering.advance(masks, counts, tables):
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
@@ -211,12 +238,18 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
                 if slot == 0:  # a move into the tier: only its weight counts
-                    weight += kit_numbering.order_of_masks(child, child_counts, tables)
-                else:
-                    if k < width:
-                        entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                    o = kit_numbering.order_of_masks(child, child_counts, tables)
+                    if o > 0:
+                        weight += o
+                        continue
+                entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                if k < width:
+                    if entry < 0:  # left out of the numbering: the rules' value
+                        child_value[i * width + k] = _kit_rule_value(child, out[m], kinds, consts, scratch,
+                                                                     child_tier, draw, invalid)
+                    else:
                         child_value[i * width + k] = children[slot - 1][entry]
-                    k += 1
+                k += 1
             counts_out[i] = k
             if weight % order:
                 bad[0] = e
@@ -257,8 +290,10 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
                         same = False
                 if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                out[i * width + m] = kit_numbering.entry_of_masks(parent, counts, tables)[0]
-                m += 1
+                found_entry = kit_numbering.entry_of_masks(parent, counts, tables)[0]
+                if found_entry >= 0:  # (a left-out position is decided by the rules: never OPEN)
+                    out[i * width + m] = found_entry
+                    m += 1
             counts_out[i] = m
 
 
@@ -280,18 +315,19 @@ def _kit_parents_own(entries, kinds, tier, consts, tables, width, out, counts_ou
                     masks[x] = found[j, x]
                 if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                out[i * width + m] = kit_numbering.entry_of_masks(masks, counts, tables)[0]
-                m += 1
+                found_entry = kit_numbering.entry_of_masks(masks, counts, tables)[0]
+                if found_entry >= 0:
+                    out[i * width + m] = found_entry
+                    m += 1
             counts_out[i] = m
 
 
 def _kit_parent_blocks(entries, kinds, tier, tables, swap, out):
     """For step un-moves: the parents of C keep C's mover's pieces, which become the
     parent's kind 1 (its key): all lie in the run of that key's class."""
-    cells = tables.sym.shape[1]
     counts = tier[:kinds]
     k = counts[0]
-    m = kit_numbering.multiplier(counts, cells, tables.binom)
+    m = kit_numbering.multiplier(counts, tables)
     for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
         for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
@@ -301,14 +337,15 @@ def _kit_parent_blocks(entries, kinds, tier, tables, swap, out):
                 if swap[x] == 1:
                     key |= masks[x]
             r = kit_numbering.colex_rank(key, tables.binom)
-            out[i] = tables.combo_class[tables.combo_off[k] + r] * m
+            out[i] = max(0, tables.combo_class[tables.combo_off[k] + r]) * m
 
 
 def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, counts_out,
                 starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
     """The explicit expansion of entries ``first..stop-1``: with ``fill`` False each
     entry's finished value and its number of moves (``counts_out``); with ``fill`` True
-    its children from ``starts[i]`` (slot and entry). Duplicates are marked
+    its children from ``starts[i]`` (slot and entry; slot ``-1 - v`` for a child the
+    numbering leaves out, ``v`` its value by the rules). Duplicates are marked
     DUPLICATE; returns -1 or an entry with a child in no tier the game named."""
     bad = np.full(1, -1, dtype=np.int64)
     cells = tables.sym.shape[1]
@@ -320,6 +357,7 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         child_counts = np.empty(kinds, dtype=np.int64)
         child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        child_tier = np.empty(len(tier), dtype=np.int64)
         lo = first + s * _KIT_SPAN
         stab = 1
         held = -2  # the entry masks holds
@@ -329,7 +367,7 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                 counts_out[i] = 0
             elif finished[i] != _KIT_OPEN:
                 continue
-            if held != e - 1 or not kit_numbering.advance(masks, kinds, cells):
+            if held != e - 1 or not kit_numbering.advance(masks, counts, tables):
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             held = e
             if not fill:
@@ -352,8 +390,16 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                     child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
-                child_slot[at + m] = slot
-                child_entry[at + m] = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                if entry < 0:  # left out of the numbering: slot -1 - the rules' value
+                    v = _kit_rule_value(child, out[m], kinds, consts, scratch, child_tier, draw, invalid)
+                    if v > 127:
+                        bad[0] = e
+                    child_slot[at + m] = -1 - min(v, 127)
+                    child_entry[at + m] = 0
+                else:
+                    child_slot[at + m] = slot
+                    child_entry[at + m] = entry
     return bad[0]
 
 
@@ -371,7 +417,7 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
         lo = s * _KIT_SPAN
         stab = 1
         for e in range(lo, min(lo + _KIT_SPAN, size)):
-            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+            if e == lo or not kit_numbering.advance(masks, counts, tables):
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
@@ -438,13 +484,14 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         child_counts = np.empty(kinds, dtype=np.int64)
         child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        child_tier = np.empty(len(part), dtype=np.int64)
         lo = first + s * _KIT_SPAN
         stab = 1
         for e in range(lo, min(lo + _KIT_SPAN, stop)):
             i = e - first
             counts_out[i] = 0
             counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, kinds, cells):
+            if e == lo or not kit_numbering.advance(masks, counts, tables):
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
@@ -464,6 +511,7 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
             finished[i] = _KIT_OPEN
             n = _kit_moves(masks, part, consts, out, scratch)
             weight = 0
+            best = -1  # the best child the numbering leaves out, for the mover
             for m in range(n):
                 if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
                     bad[0] = e
@@ -472,25 +520,47 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = kit_numbering.popcount(out[m, j + 1])
-                weight += kit_numbering.order_of_masks(child, child_counts, tables)
+                o = kit_numbering.order_of_masks(child, child_counts, tables)
+                # a child decided by the rules (left out, finished, or a value they know)
+                # counts as one out of the tier: its un-moves are never taken
+                v = _kit_rule_value(child, out[m], kinds, consts, scratch, child_tier, draw, invalid)
+                if v == invalid and o == 0:
+                    bad[0] = e
+                elif v != invalid:
+                    if best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
+                        best = v
+                else:
+                    weight += o
+            if best >= 0:
+                counts_out[i] = 1
+                child_value[i * width] = best
             if weight % order:
                 bad[0] = e
             counter[i] = weight // order
     return bad[0]
 
 
+def _kit_block(first, tables):
+    """The run of classes (the first class, over every key count) holding the boards
+    whose first key kind is on the cells ``first``: with a key of one kind, their class."""
+    k = kit_numbering.popcount(first)
+    at = kit_numbering.colex_rank(first, tables.binom)
+    for j in range(k):
+        at += tables.binom[tables.sym.shape[1], j]
+    return tables.block[at]
+
+
 def _kit_key_class(masks, kinds, tables, swap, turn):
-    """The class (over every key count) of the key of a position's parents when the
-    un-moves leave the side to move's pieces in place: its kinds that become kind 1
-    (``swap``), turned as its children are (``turn``: where each cell goes)."""
+    """The run of classes of a position's parents when the un-moves leave the side to
+    move's pieces in place: its kinds that become the first key kind (``swap``), turned
+    as its children are (``turn``: where each cell goes)."""
     key = np.int64(0)
     for x in range(1, kinds + 1):
-        m = masks[x] if swap[x] == 1 else 0
+        m = masks[x] if swap[x] == tables.order[0] else 0
         while m:
             key |= np.int64(1) << turn[kit_numbering.lowest_bit_index(m)]
             m &= m - 1
-    k = kit_numbering.popcount(key)
-    return tables.class_off[k] + tables.combo_class[tables.combo_off[k] + kit_numbering.colex_rank(key, tables.binom)]
+    return _kit_block(key, tables)
 
 
 def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, step, out):
@@ -522,6 +592,9 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
             e = entries[i]
             lo = _kit_part_at(offsets, e)
             kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks)
+            if _kit_outcome(masks, part_rows[lo], consts, scratch) != _KIT_OPEN:
+                counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
+                continue
             want = _kit_key_class(masks, kinds, tables, swap, turn)
             n = _kit_unmoves(masks, part_rows[lo], consts, found, scratch)
             m = 0
@@ -534,12 +607,13 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
                 code = _kit_outcome(masks, part_rows[q], consts, scratch)
                 if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
                     continue
-                k = kit_numbering.popcount(masks[1])
-                if tables.class_off[k] + tables.combo_class[tables.combo_off[k] + kit_numbering.colex_rank(
-                        masks[1], tables.binom)] != want:
+                if _kit_block(masks[tables.order[0]], tables) != want:
                     bad[0] = e
-                out[i * width + m] = offsets[q] + kit_numbering.entry_of_masks(masks, part_rows[q, :kinds],
-                                                                               tables)[0]
+                found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables)[0]
+                if found_entry < 0:  # left out, yet not decided by the rules
+                    bad[0] = e
+                    continue
+                out[i * width + m] = offsets[q] + found_entry
                 m += 1
             counts_out[i] = m
     return bad[0]

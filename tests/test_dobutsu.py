@@ -196,10 +196,10 @@ def test_unmoves_undo_moves_with_the_stabiliser_weights(variant):
     tier = game.tiers()[0]
     kernels = game.tier_kernels(tier, {})
     size = kernels.size
-    finished, parents_of = unmove_census(kernels, game.value_dtype)
+    _, parents_of = unmove_census(kernels, game.value_dtype)
     for entry in np.random.default_rng(41).integers(0, size, 400).tolist():
-        position = game.position_at(tier, entry)
-        if finished[entry] != -1 or position is None:
+        position = game.position_at(tier, entry)  # None: a duplicate
+        if position is None or position.is_over():
             continue
         known = position._outcome() >= 2
         for child in position.successors().values():

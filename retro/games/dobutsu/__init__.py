@@ -13,7 +13,9 @@ as a move, on any empty square. Choices, as Tetsuro Tanaka's solution (2009) mak
   still there when its side is to move again; so a position whose side to move has
   its lion on the far rank is won (0 plies), and until then the opponent may take it;
 * taking the lion wins: a position where the side to move can take the other lion is
-  won in 1 ply (the kernel says so without looking at the moves, ``outcome`` = 3);
+  won in 1 ply (the kernel says so without looking at the moves, ``outcome`` = 3), and
+  one whose other lion stands on the mover's back rank, out of reach, is lost in 1 ply
+  (``outcome`` = 2: whatever the mover plays, that lion's Try stands);
 * a side with no legal move loses; endless play is a draw (no repetition rule).
 
 Every spread of the pieces over the board and the hands is a legal position (a chick
@@ -21,8 +23,10 @@ on its far rank included): 1,567,925,964 with sente to move, as many with gote.
 
 Built on the kit (:mod:`retro.games.kit`): one loopy tier (captures and drops move
 pieces both ways) of 2,100 parts, the spreads of the pieces (counts on the board by
-owner and kind, then the hands), each numbered with the other lion as the key and the
-left-right mirror as the symmetry; 1,045,283,976 entries. Values (uint16) are from the
+owner and kind, then the hands), each numbered with the two lions as the key and the
+left-right mirror as the symmetry; the boards whose lions alone decide them (side by
+side, or either on its far rank) are left out, their values the rules' (``key_allowed``):
+249,442,767 entries. Values (uint16) are from the
 side to move's view; the board is stored turned 180° for gote (``turn``), so the mover
 always plays up the board. Solved by the engine's un-move solver with the un-moves
 written here (``unmoves``).

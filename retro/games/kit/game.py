@@ -27,7 +27,9 @@ Boards are uint8 arrays over the cells from the side to move's view (values are
 stored from that view, ``relative_values``): stored kind ``t + 1`` is the *other*
 side's piece of type t, kind ``T + t + 1`` the mover's (T types a side). Kind 1 (the
 other side's first type) is the key the numbering folds symmetries by
-(:mod:`.numbering`). A tier is a tuple: the count of each stored kind, then the
+(:mod:`.numbering`), or the one or two kinds ``key_kinds`` names; ``key_allowed``
+leaves out the placements of the key whose positions the rules decide (their values
+``outcome``'s, no entry). A tier is a tuple: the count of each stored kind, then the
 game's extras (pieces in hand, ...), which ``moves`` writes after the cells.
 
 A game may also give: ``turn`` (a cell permutation: the board as side 1 sees it, so

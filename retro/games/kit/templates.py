@@ -469,11 +469,12 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
     all stay in the tier (the other parts count as the tier). A value ``outcome`` knows
-    (2 or more: won or lost in so many plies) becomes one child out of the tier, lost
-    (won) one ply sooner for its mover, and nothing else: the solver decides such an
-    entry at its level, and nothing its moves lead to can change that (its moves are
-    neither counted nor undone: Dōbutsu shōgi's positions whose mover can take the lion
-    are about half of its table)."""
+    (2 or more: won or lost in so many plies) is the entry's finished value: nothing its
+    moves lead to can change it, and they are neither weighed nor undone (Dōbutsu
+    shōgi's positions whose mover can take the lion are four in ten of its table). A
+    child whose value the rules give (finished, known, or left out of the numbering)
+    counts as one child out of the tier, the best of them for the mover: its un-moves
+    are never taken."""
     bad = np.full(1, -1, dtype=np.int64)
     cells = tables.sym.shape[1]
     counts = part[:kinds]
@@ -500,11 +501,6 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     finished[i] = _KIT_DUPLICATE
                     continue
             code = _kit_outcome(masks, part, consts, scratch)
-            if code >= 2:
-                finished[i] = _KIT_OPEN
-                counts_out[i] = 1
-                child_value[i * width] = code - 3 if code & 1 else code - 1
-                continue
             if code != _KIT_OPEN:
                 finished[i] = _kit_finished(code, draw, invalid)
                 continue
@@ -520,17 +516,17 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = kit_numbering.popcount(out[m, j + 1])
-                o = kit_numbering.order_of_masks(child, child_counts, tables)
                 # a child decided by the rules (left out, finished, or a value they know)
                 # counts as one out of the tier: its un-moves are never taken
                 v = _kit_rule_value(child, out[m], kinds, consts, scratch, child_tier, draw, invalid)
-                if v == invalid and o == 0:
-                    bad[0] = e
-                elif v != invalid:
+                if v != invalid:
                     if best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                         best = v
-                else:
-                    weight += o
+                    continue
+                o = kit_numbering.order_of_masks(child, child_counts, tables)
+                if o == 0:  # left out, yet the rules give no value
+                    bad[0] = e
+                weight += o
             if best >= 0:
                 counts_out[i] = 1
                 child_value[i * width] = best

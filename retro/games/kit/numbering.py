@@ -264,7 +264,20 @@ def order_of_masks(masks, counts, tables):
         return np.int64(0)
     if tables.class_stab[tables.class_off[kc] + c] == 1:
         return np.int64(1)
-    return entry_of_masks(masks, counts, tables)[1]
+    return _symmetric_order(masks, counts, tables)
+
+
+@njit(cache=True)
+def symmetric_entry(masks, counts, tables):
+    """:func:`entry_of_masks`, called rather than inlined: for a board whose key is
+    symmetric (the rare case), where a copy of it in every kernel took seconds of
+    compiling each."""
+    return entry_of_masks(masks, counts, tables)
+
+
+@njit(cache=True)
+def _symmetric_order(masks, counts, tables):
+    return symmetric_entry(masks, counts, tables)[1]
 
 
 @njit(cache=True)

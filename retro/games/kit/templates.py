@@ -45,20 +45,22 @@ def _kit_finished(code, draw, invalid):
     return code
 
 
-def _kit_rule_value(child, row, kinds, consts, scratch, child_tier, draw, invalid):
-    """The value (its mover's view) ``outcome`` gives a child (``child``: its masks;
-    ``row``: the move's row, for the extras; ``child_tier``: scratch), or ``invalid``
-    when play goes on (every position the numbering leaves out must have a value)."""
+def _kit_child_tier(child_counts, row, kinds, child_tier):
+    """A child's tier row: its counts, then its extras (from the move's ``row``)."""
     for j in range(kinds):
-        child_tier[j] = kit_numbering.popcount(child[j + 1])
+        child_tier[j] = child_counts[j]
     for x in range(_KIT_EXTRAS):
         child_tier[kinds + x] = row[kinds + 1 + x]
+
+
+def _kit_rule_value(child, child_counts, row, kinds, consts, scratch, child_tier, draw, invalid):
+    """The value (its mover's view) ``outcome`` gives a child (``child``: its masks;
+    ``row``: the move's row, for the extras; ``child_tier``: scratch), or ``invalid``
+    when play goes on (every position the numbering leaves out must have a value).
+    Called, not inlined: the rare case (a child left out of a tier of one part)."""
+    _kit_child_tier(child_counts, row, kinds, child_tier)
     code = _kit_outcome(child, child_tier, consts, scratch)
-    if code == _KIT_DRAWN:
-        return draw
-    if code == _KIT_OPEN or code == _KIT_ILLEGAL:
-        return invalid
-    return code
+    return invalid if code == _KIT_OPEN else _kit_finished(code, draw, invalid)
 
 
 def _kit_preference(v, draw):
@@ -216,7 +218,7 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
+                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
                 if canonical != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
@@ -245,8 +247,8 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
                 entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
                 if k < width:
                     if entry < 0:  # left out of the numbering: the rules' value
-                        child_value[i * width + k] = _kit_rule_value(child, out[m], kinds, consts, scratch,
-                                                                     child_tier, draw, invalid)
+                        child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
+                                                                     scratch, child_tier, draw, invalid)
                     else:
                         child_value[i * width + k] = children[slot - 1][entry]
                 k += 1
@@ -371,7 +373,7 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             held = e
             if not fill:
-                if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables)[0] != e:
+                if stab != 1 and kit_numbering.symmetric_entry(masks, counts, tables)[0] != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
                 code = _kit_outcome(masks, tier, consts, scratch)
@@ -392,7 +394,8 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                     child_counts[j] = slot_keys[slot, j]
                 entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
                 if entry < 0:  # left out of the numbering: slot -1 - the rules' value
-                    v = _kit_rule_value(child, out[m], kinds, consts, scratch, child_tier, draw, invalid)
+                    v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
+                                        invalid)
                     if v > 127:
                         bad[0] = e
                     child_slot[at + m] = -1 - min(v, 127)
@@ -421,7 +424,7 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
+                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
                 if canonical != e:
                     continue
             if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
@@ -496,7 +499,7 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                 stab = kit_numbering.masks_at(e, counts, tables, masks)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables)
+                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
                 if canonical != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
@@ -518,9 +521,13 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     child_counts[j] = kit_numbering.popcount(out[m, j + 1])
                 # a child decided by the rules (left out, finished, or a value they know)
                 # counts as one out of the tier: its un-moves are never taken
-                v = _kit_rule_value(child, out[m], kinds, consts, scratch, child_tier, draw, invalid)
-                if v != invalid:
-                    if best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
+                _kit_child_tier(child_counts, out[m], kinds, child_tier)
+                code = _kit_outcome(child, child_tier, consts, scratch)
+                if code != _KIT_OPEN:
+                    v = _kit_finished(code, draw, invalid)
+                    if v == invalid:
+                        bad[0] = e
+                    elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                         best = v
                     continue
                 o = kit_numbering.order_of_masks(child, child_counts, tables)

@@ -63,9 +63,9 @@ def test_advance_steps_to_the_next_entry_over_kinds_of_no_pieces():
         size = int(numbering.tier_size(counts, tables))
         stepped = 0
         for e in range(size - 1):
-            numbering.masks_at(e, counts, tables, masks)
-            if numbering.advance(masks, counts, tables):
-                numbering.masks_at(e + 1, counts, tables, after)
+            numbering.masks_at(e, counts, tables, masks, 1)
+            if numbering.advance(masks, counts, tables, 1):
+                numbering.masks_at(e + 1, counts, tables, after, 1)
                 assert np.array_equal(masks[:kinds + 1], after[:kinds + 1]), (counts, e)
                 stepped += 1
         if counts[1:].any():  # the key alone: every step is to another class
@@ -118,5 +118,5 @@ def test_a_key_of_two_kinds_leaves_out_what_it_is_told(key_kinds):
 
 
 def _duplicate(entry, counts, tables, masks) -> bool:
-    numbering.masks_at(entry, counts, tables, masks)
-    return int(numbering.entry_of_masks(masks, counts, tables)[0]) != entry
+    numbering.masks_at(entry, counts, tables, masks, 2)
+    return int(numbering.entry_of_masks(masks, counts, tables, 2)[0]) != entry

@@ -111,17 +111,18 @@ def _kit_digest() -> str:
     return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
              "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_parents_parts",
-             "_kit_canonical_parts", "_kit_parent_classes"}
+             "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
 _INLINE = {"_kit_finished", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier", "_kit_part_of", "_kit_part_at", "_kit_key_class", "_kit_moves_of_masks",
            "_kit_unmoves_of_masks", "_kit_outcome_of_masks"}
 
 
-def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board") -> None:
+def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:
     """Compile the kit's generic kernels (:mod:`.templates`) into ``module`` (a game's
     rules module), jitted with numba's cache keyed by that module's file. Once.
-    ``kinds``/``extras``: the game's stored kinds and tier extras; ``kernels``: the form
+    ``kinds``/``extras``: the game's stored kinds and tier extras; ``keys``: the kinds of
+    its numbering's key (a constant the compiler folds into the numbering); ``kernels``: the form
     of the game's ``moves``/``outcome``/``unmoves`` (``"board"``: over a uint8 board,
     ``"masks"``: over cell sets, see :class:`PieceGame`)."""
     namespace = module.__dict__
@@ -138,6 +139,7 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
     namespace.setdefault("prange", prange)
     namespace["_KIT_KINDS"] = numbering.MAX_KINDS - 1 if kinds is None else kinds
     namespace["_KIT_EXTRAS"] = extras
+    namespace["_KIT_KEYS"] = keys
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
     digest = _kit_digest()
     for node in kept:
@@ -359,7 +361,7 @@ class PieceGame(GridGame):
         if module is None:  # found once a class (a module in the game's dict would not pickle)
             module = next((sys.modules[c.__module__] for c in type(self).__mro__
                            if hasattr(sys.modules[c.__module__], "moves")), sys.modules[type(self).__module__])
-            instantiate(module, self.kinds, self.extras, self.kernels)  # a subclass elsewhere: its base's rules
+            instantiate(module, self.kinds, self.extras, self.kernels, len(self.key_kinds))  # a subclass elsewhere: its base's rules
             _RULES[type(self)] = module
         return module
 
@@ -703,7 +705,7 @@ class PieceGame(GridGame):
         out = np.empty(len(entries), dtype=np.int64)
         parts, offsets, _ = self._part_offsets(tier)
         if len(parts) == 1:
-            numbering.canonical_entries(entries, self._tier_array(tier)[:self.kinds], self.tables, out)
+            self.rules_module._kit_canonical(entries, self._tier_array(tier)[:self.kinds], self.tables, out)
             return out
         self.rules_module._kit_canonical_parts(entries, offsets, np.array(parts, dtype=np.int64), self.kinds,
                                                self.tables, out)

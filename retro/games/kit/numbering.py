@@ -117,22 +117,28 @@ def squeezed_unrank(rank, count, taken, cells, binom):
 
 
 @njit(cache=True, inline="always")
-def key_count(counts, tables):
+def _kind(tables, keys, j):
+    """The stored kind at place j of the numbering's order (kind j + 1 for a key of one kind)."""
+    return j + 1 if keys == 1 else tables.order[j]
+
+
+@njit(cache=True, inline="always")
+def key_count(counts, tables, keys):
     """The index of the key's counts among the tables' (the count of kind 1, or of both
     key kinds as digits of ``key[1]``)."""
-    kc = counts[tables.order[0] - 1]
-    if tables.key[0] == 2:
+    kc = counts[_kind(tables, keys, 0) - 1]
+    if keys == 2:
         kc = kc * tables.key[1] + counts[tables.order[1] - 1]
     return kc
 
 
 @njit(cache=True, inline="always")
-def key_rank(masks, counts, tables):
+def key_rank(masks, counts, tables, keys):
     """The rank of the key's cells among the combinations of its counts (the first key
     kind colex, then the second's among the cells left)."""
-    first = masks[tables.order[0]]
+    first = masks[_kind(tables, keys, 0)]
     r = colex_rank(first, tables.binom)
-    if tables.key[0] == 2:
+    if keys == 2:
         n = tables.sym.shape[1] - counts[tables.order[0] - 1]
         r = r * tables.binom[n, counts[tables.order[1] - 1]] + squeezed_rank(masks[tables.order[1]], first,
                                                                              tables.binom)
@@ -147,14 +153,14 @@ def part_slot(code, slots):
 
 
 @njit(cache=True, inline="always")
-def multiplier(counts, tables):
+def multiplier(counts, tables, keys):
     """M: the arrangements of the other kinds on the cells the key leaves."""
     free = tables.sym.shape[1]
-    for j in range(tables.key[0]):
-        free -= counts[tables.order[j] - 1]
+    for j in range(keys):
+        free -= counts[_kind(tables, keys, j) - 1]
     m = 1
-    for j in range(tables.key[0], len(counts)):
-        n = counts[tables.order[j] - 1]
+    for j in range(keys, len(counts)):
+        n = counts[_kind(tables, keys, j) - 1]
         m *= tables.binom[free, n]
         free -= n
     return m
@@ -162,9 +168,9 @@ def multiplier(counts, tables):
 
 @njit(cache=True)
 def tier_size(counts, tables):
-    kc = key_count(counts, tables)
+    kc = key_count(counts, tables, tables.key[0])
     classes = tables.class_off[kc + 1] - tables.class_off[kc]
-    return classes * multiplier(counts, tables)
+    return classes * multiplier(counts, tables, tables.key[0])
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +181,7 @@ def _rest_rank(masks, counts, g, h, key, order, first, sym, binom):
     rank = 0
     free = sym.shape[1] - popcount(key)
     for j in range(first, len(counts)):
-        kind = order[j]
+        kind = j + 1 if first == 1 else order[j]
         n = counts[kind - 1]
         if n == 0:  # a digit 0 of radix 1
             continue
@@ -218,23 +224,25 @@ def masks_of(board, kinds, masks):
 
 
 @njit(cache=True, inline="always")
-def entry_of_masks(masks, counts, tables):
+def entry_of_masks(masks, counts, tables, keys):
     """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical);
-    ``(-1, 0)`` when its key's class is left out."""
-    kc = key_count(counts, tables)
-    at = tables.combo_off[kc] + key_rank(masks, counts, tables)
+    ``(-1, 0)`` when its key's class is left out. ``keys``: the key's kinds (the
+    tables' ``key[0]``; a kernel passes its constant, which the compiler folds: a key
+    of one kind, kind 1, then takes no branch nor lookup)."""
+    kc = key_count(counts, tables, keys)
+    at = tables.combo_off[kc] + key_rank(masks, counts, tables, keys)
     c = np.int64(tables.combo_class[at])
     if c < 0:
         return np.int64(-1), np.int64(0)
     g = np.int64(tables.combo_sym[at])
     stab = tables.class_stab[tables.class_off[kc] + c]
     key = tables.class_rep[tables.class_off[kc] + c, 0] | tables.class_rep[tables.class_off[kc] + c, 1]
-    best = _rest_rank(masks, counts, g, 0, key, tables.order, tables.key[0], tables.sym, tables.binom)
+    best = _rest_rank(masks, counts, g, 0, key, tables.order, keys, tables.sym, tables.binom)
     order = np.int64(1)
     if stab != 1:
-        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.order, tables.key[0], tables.sym,
+        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.order, keys, tables.sym,
                                        tables.binom)
-    return c * multiplier(counts, tables) + best, order
+    return c * multiplier(counts, tables, keys) + best, order
 
 
 @njit(cache=True)
@@ -255,29 +263,16 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, bi
 
 
 @njit(cache=True, inline="always")
-def order_of_masks(masks, counts, tables):
+def order_of_masks(masks, counts, tables, keys):
     """The stabiliser order of the board of ``masks`` (1 unless its key's class is
     symmetric: then as :func:`entry_of_masks` finds it; 0 when its class is left out)."""
-    kc = key_count(counts, tables)
-    c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, counts, tables)])
+    kc = key_count(counts, tables, keys)
+    c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, counts, tables, keys)])
     if c < 0:
         return np.int64(0)
     if tables.class_stab[tables.class_off[kc] + c] == 1:
         return np.int64(1)
-    return _symmetric_order(masks, counts, tables)
-
-
-@njit(cache=True)
-def symmetric_entry(masks, counts, tables):
-    """:func:`entry_of_masks`, called rather than inlined: for a board whose key is
-    symmetric (the rare case), where a copy of it in every kernel took seconds of
-    compiling each."""
-    return entry_of_masks(masks, counts, tables)
-
-
-@njit(cache=True)
-def _symmetric_order(masks, counts, tables):
-    return symmetric_entry(masks, counts, tables)[1]
+    return entry_of_masks(masks, counts, tables, keys)[1]
 
 
 @njit(cache=True)
@@ -285,7 +280,7 @@ def entry_of(board, counts, tables, masks):
     """``(entry, stabiliser order)`` of ``board`` in the tier of ``counts``; ``masks``:
     scratch of :data:`MAX_KINDS` int64."""
     masks_of(board, len(counts), masks)
-    return entry_of_masks(masks, counts, tables)
+    return entry_of_masks(masks, counts, tables, tables.key[0])
 
 
 @njit(cache=True)
@@ -293,7 +288,7 @@ def board_at(entry, counts, tables, board, masks):
     """Write the board stored at ``entry`` (its key is the class representative) into
     ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone).
     ``masks``: scratch."""
-    stab = masks_at(entry, counts, tables, masks)
+    stab = masks_at(entry, counts, tables, masks, tables.key[0])
     for c in range(tables.sym.shape[1]):
         board[c] = 0
     for k in range(1, len(counts) + 1):
@@ -305,23 +300,22 @@ def board_at(entry, counts, tables, board, masks):
 
 
 @njit(cache=True, inline="always")
-def masks_at(entry, counts, tables, masks):
+def masks_at(entry, counts, tables, masks, keys):
     """Write the cell sets of the board stored at ``entry`` into ``masks`` (``masks[k]``
     kind k's cells, ``masks[0]`` the empty ones); returns the class's stabiliser (a
     bitmask; 1: the identity alone). No board is written: the kit's kernels over masks."""
-    kc = key_count(counts, tables)
+    first = keys
+    kc = key_count(counts, tables, first)
     kinds = len(counts)
-    order = tables.order
-    first = tables.key[0]
     cells = tables.sym.shape[1]
-    m = multiplier(counts, tables)
+    m = multiplier(counts, tables, first)
     c, rest = entry // m, entry % m
     at = tables.class_off[kc] + c
     free = cells
     for j in range(kinds):
-        free -= counts[order[j] - 1]
+        free -= counts[j]
     for j in range(kinds - 1, first - 1, -1):  # digits of the mixed radix, from the last kind
-        kind = order[j]
+        kind = _kind(tables, first, j)
         n = counts[kind - 1]
         if n == 0:  # a digit of radix 1 (most kinds of a game of many)
             masks[kind] = 0
@@ -329,13 +323,13 @@ def masks_at(entry, counts, tables, masks):
         free += n
         radix = tables.binom[free, n]
         rest, masks[kind] = rest // radix, rest % radix
-    masks[order[0]] = tables.class_rep[at, 0]
+    masks[_kind(tables, first, 0)] = tables.class_rep[at, 0]
     taken = tables.class_rep[at, 0]
     if first == 2:
-        masks[order[1]] = tables.class_rep[at, 1]
+        masks[_kind(tables, first, 1)] = tables.class_rep[at, 1]
         taken |= tables.class_rep[at, 1]
     for j in range(first, kinds):
-        kind = order[j]
+        kind = _kind(tables, first, j)
         if counts[kind - 1]:
             mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
             masks[kind] = mask
@@ -345,7 +339,7 @@ def masks_at(entry, counts, tables, masks):
 
 
 @njit(cache=True, inline="always")
-def advance(masks, counts, tables):
+def advance(masks, counts, tables, keys):
     """Move ``masks`` (of entry e, from :func:`masks_at`) to entry e + 1 in place: the
     cells of the last kind with pieces to their next combination (colex) among the cells
     it may take.
@@ -353,11 +347,11 @@ def advance(masks, counts, tables):
     :func:`masks_at`); the class, so its stabiliser, stays the same when True."""
     cells = tables.sym.shape[1]
     j = len(counts) - 1
-    while j >= tables.key[0] and masks[tables.order[j]] == 0:  # kinds of none: digits of radix 1
+    while j >= keys and masks[_kind(tables, keys, j)] == 0:  # kinds of none: digits of radix 1
         j -= 1
-    if j < tables.key[0]:  # the key alone: the next entry is the next class
+    if j < keys:  # the key alone: the next entry is the next class
         return False
-    last = tables.order[j]
+    last = _kind(tables, keys, j)
     x = masks[last]
     space = masks[0] | x
     full = (np.int64(1) << cells) - 1
@@ -381,10 +375,10 @@ def canonical_entries(entries, counts, tables, out):
     """The canonical entry of the position stored at each of ``entries``."""
     masks = np.empty(MAX_KINDS, dtype=np.int64)
     for i in range(len(entries)):
-        if masks_at(entries[i], counts, tables, masks) == 1:
+        if masks_at(entries[i], counts, tables, masks, tables.key[0]) == 1:
             out[i] = entries[i]
         else:
-            out[i] = entry_of_masks(masks, counts, tables)[0]
+            out[i] = entry_of_masks(masks, counts, tables, tables.key[0])[0]
 
 
 @njit(cache=True)
@@ -395,12 +389,12 @@ def least_images(entries, counts, tables, sym, out):
     masks = np.empty(MAX_KINDS, dtype=np.int64)
     moved = np.empty(MAX_KINDS, dtype=np.int64)
     for i in range(len(entries)):
-        masks_at(entries[i], counts, tables, masks)
+        masks_at(entries[i], counts, tables, masks, tables.key[0])
         best = entries[i]
         for g in range(1, sym.shape[0]):
             for k in range(1, len(counts) + 1):
                 moved[k] = image(masks[k], g, sym)
-            best = min(best, entry_of_masks(moved, counts, tables)[0])
+            best = min(best, entry_of_masks(moved, counts, tables, tables.key[0])[0])
         out[i] = best
 
 
@@ -472,8 +466,8 @@ def build_tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int
     for every image of it)."""
     sym = np.ascontiguousarray(sym, dtype=np.int64)
     cells = sym.shape[1]
-    if len(key_kinds) not in (1, 2):
-        raise ValueError(f"a key of {len(key_kinds)} kinds: the numbering takes one or two")
+    if len(key_kinds) not in (1, 2) or (len(key_kinds) == 1 and tuple(key_kinds) != (1,)):
+        raise ValueError(f"a key of kinds {key_kinds}: the numbering takes kind 1, or two kinds")
     order = np.array(list(key_kinds) + [k for k in range(1, kinds + 1) if k not in key_kinds], dtype=np.int64)
     key = np.array([len(key_kinds), kmax + 1], dtype=np.int64)
     binom = np.array([[comb(a, b) for b in range(cells + 1)] for a in range(cells + 1)], dtype=np.int64)

@@ -19,8 +19,8 @@ The kernels work on cell sets (``masks[k]``: the cells of stored kind k as bits,
 ``_kit_moves``, ``_kit_outcome`` and ``_kit_unmoves`` to the game's kernels when it
 writes them over masks (``kernels = "masks"``), or to the adapters below over its
 board kernels; and ``_kit_board_moves`` / ``_kit_board_outcome`` (what the Python
-``Position`` calls) the other way round. ``_KIT_KINDS`` and ``_KIT_EXTRAS`` (the
-game's stored kinds and extras) are set there too.
+``Position`` calls) the other way round. ``_KIT_KINDS``, ``_KIT_EXTRAS`` and ``_KIT_KEYS``
+(the game's stored kinds, extras, and the kinds of its numbering's key) are set there too.
 """
 
 # ruff: noqa: F821 - moves, outcome, unmoves and kit_numbering live in the game's module
@@ -214,11 +214,11 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
             i = e - first
             counts_out[i] = 0
             counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, counts, tables):
-                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
                 if canonical != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
@@ -240,11 +240,11 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
                 if slot == 0:  # a move into the tier: only its weight counts
-                    o = kit_numbering.order_of_masks(child, child_counts, tables)
+                    o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
                     if o > 0:
                         weight += o
                         continue
-                entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
                 if k < width:
                     if entry < 0:  # left out of the numbering: the rules' value
                         child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
@@ -273,7 +273,7 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
         found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
             turned[0] = masks[0]
             for x in range(1, kinds + 1):
                 turned[swap[x]] = masks[x]
@@ -292,7 +292,7 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
                         same = False
                 if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                found_entry = kit_numbering.entry_of_masks(parent, counts, tables)[0]
+                found_entry = kit_numbering.entry_of_masks(parent, counts, tables, _KIT_KEYS)[0]
                 if found_entry >= 0:  # (a left-out position is decided by the rules: never OPEN)
                     out[i * width + m] = found_entry
                     m += 1
@@ -309,7 +309,7 @@ def _kit_parents_own(entries, kinds, tier, consts, tables, width, out, counts_ou
         found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
         scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
         for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
             n = _kit_unmoves(masks, tier, consts, found, scratch)
             m = 0
             for j in range(n):
@@ -317,7 +317,7 @@ def _kit_parents_own(entries, kinds, tier, consts, tables, width, out, counts_ou
                     masks[x] = found[j, x]
                 if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
                     continue
-                found_entry = kit_numbering.entry_of_masks(masks, counts, tables)[0]
+                found_entry = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
                 if found_entry >= 0:
                     out[i * width + m] = found_entry
                     m += 1
@@ -329,11 +329,11 @@ def _kit_parent_blocks(entries, kinds, tier, tables, swap, out):
     parent's kind 1 (its key): all lie in the run of that key's class."""
     counts = tier[:kinds]
     k = counts[0]
-    m = kit_numbering.multiplier(counts, tables)
+    m = kit_numbering.multiplier(counts, tables, _KIT_KEYS)
     for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
         for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks)
+            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
             key = np.int64(0)
             for x in range(1, kinds + 1):
                 if swap[x] == 1:
@@ -369,11 +369,11 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                 counts_out[i] = 0
             elif finished[i] != _KIT_OPEN:
                 continue
-            if held != e - 1 or not kit_numbering.advance(masks, counts, tables):
-                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            if held != e - 1 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
             held = e
             if not fill:
-                if stab != 1 and kit_numbering.symmetric_entry(masks, counts, tables)[0] != e:
+                if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0] != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
                 code = _kit_outcome(masks, tier, consts, scratch)
@@ -392,7 +392,7 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
                     child[x] = out[m, x]
                 for j in range(kinds):
                     child_counts[j] = slot_keys[slot, j]
-                entry = kit_numbering.entry_of_masks(child, child_counts, tables)[0]
+                entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
                 if entry < 0:  # left out of the numbering: slot -1 - the rules' value
                     v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
                                         invalid)
@@ -420,11 +420,11 @@ def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
         lo = s * _KIT_SPAN
         stab = 1
         for e in range(lo, min(lo + _KIT_SPAN, size)):
-            if e == lo or not kit_numbering.advance(masks, counts, tables):
-                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
                 if canonical != e:
                     continue
             if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
@@ -495,11 +495,11 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
             i = e - first
             counts_out[i] = 0
             counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, counts, tables):
-                stab = kit_numbering.masks_at(e, counts, tables, masks)
+            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
             order = 1
             if stab != 1:
-                canonical, order = kit_numbering.symmetric_entry(masks, counts, tables)
+                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
                 if canonical != e:
                     finished[i] = _KIT_DUPLICATE
                     continue
@@ -530,7 +530,7 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
                     elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                         best = v
                     continue
-                o = kit_numbering.order_of_masks(child, child_counts, tables)
+                o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
                 if o == 0:  # left out, yet the rules give no value
                     bad[0] = e
                 weight += o
@@ -575,7 +575,7 @@ def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, 
         masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
         for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
             p = _kit_part_at(offsets, entries[i])
-            kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks)
+            kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
             out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
@@ -594,7 +594,7 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
         for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
             e = entries[i]
             lo = _kit_part_at(offsets, e)
-            kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks)
+            kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks, _KIT_KEYS)
             if _kit_outcome(masks, part_rows[lo], consts, scratch) != _KIT_OPEN:
                 counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
                 continue
@@ -612,7 +612,7 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
                     continue
                 if _kit_block(masks[tables.order[0]], tables) != want:
                     bad[0] = e
-                found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables)[0]
+                found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables, _KIT_KEYS)[0]
                 if found_entry < 0:  # left out, yet not decided by the rules
                     bad[0] = e
                     continue
@@ -620,6 +620,18 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
                 m += 1
             counts_out[i] = m
     return bad[0]
+
+
+def _kit_canonical(entries, counts, tables, out):
+    """The canonical entry of the position stored at each of ``entries`` of a tier of
+    one part."""
+    for piece in prange((len(entries) + _KIT_SPAN - 1) // _KIT_SPAN):
+        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+        for i in range(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries))):
+            if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) == 1:
+                out[i] = entries[i]
+            else:
+                out[i] = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
 
 
 def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
@@ -630,7 +642,7 @@ def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
         for i in range(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries))):
             e = entries[i]
             p = _kit_part_at(offsets, e)
-            if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks) == 1:
+            if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) == 1:
                 out[i] = e
             else:
-                out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables)[0]
+                out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables, _KIT_KEYS)[0]

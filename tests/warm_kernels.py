@@ -34,6 +34,8 @@ PARTS = {
         "verify {d}/dob.h5",
         "analyze {d}/dob.h5",
         "probe --db {d}/dob.h5 S_-l-_---_-C-_-L-_-",
+        # the kit's kernels compiled into tests/teeko_board.py (Teeko over a board)
+        "board-teeko",
     ],
     "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race, Teeko; alpha-beta
         "build --board 4 --out {d}/m4.h5",
@@ -60,6 +62,23 @@ PARTS = {
 }
 
 
+def board_teeko(d: str) -> int:
+    """The kit's kernels compiled into tests/teeko_board.py, as tests/test_kit_board.py
+    runs them: its build (explicit: the expansion), the positions' moves."""
+    from pathlib import Path
+
+    from retro.engine.build import build
+    from teeko_board import BoardTeeko
+
+    game = BoardTeeko("4x4-3")
+    build(game, Path(d) / "board-teeko.h5", progress=False)
+    game.parse("B .... .... .... ....").play("a1").legal_moves()
+    return 0
+
+
+STEPS = {"board-teeko": board_teeko}  # steps that are no command: a function of the folder
+
+
 def main(part: str) -> None:
     with tempfile.TemporaryDirectory(prefix="retro-warm-") as d:
         # The builds record themselves and verify keeps proof logs in the user's folders:
@@ -76,7 +95,7 @@ def main(part: str) -> None:
             started, code = time.perf_counter(), None
             with contextlib.suppress(BaseException), contextlib.redirect_stdout(out), \
                     contextlib.redirect_stderr(out):
-                code = retro(words)
+                code = STEPS[command](d) if command in STEPS else retro(words)
             if os.environ.get("RETRO_WARM_VERBOSE"):  # to balance the parts
                 print(f"{time.perf_counter() - started:6.1f} s  exit {code}  {command}",
                       file=sys.stderr)

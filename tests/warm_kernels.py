@@ -5,7 +5,10 @@ same kernels at the same moment (most of a cold run's extra minutes). conftest.p
 this script twice, side by side, once per part, before the workers start: each part
 runs small real workloads through the CLI, so that its kernels are compiled once and
 cached, and the workers then read them from numba's cache. Nothing here is asserted
-and a failing command is ignored: the tests report what is wrong.
+and a failing command is ignored: the tests report what is wrong. A kit game of the
+tests' own (tests/teeko_board.py) is warmed by a step of its own (``STEPS``): numba
+caches the kit's kernels by the file of the game's module, so that module is one this
+script can import (not a test module).
 
 ``python tests/warm_kernels.py PART`` (0 or 1); the parts are balanced by their cold
 compile time on a 2-core machine.
@@ -99,7 +102,7 @@ def main(part: str) -> None:
             if os.environ.get("RETRO_WARM_VERBOSE"):  # to balance the parts
                 print(f"{time.perf_counter() - started:6.1f} s  exit {code}  {command}",
                       file=sys.stderr)
-                if code:
+                if code != 0:  # None: the step raised
                     print(out.getvalue()[-500:], file=sys.stderr)
 
 

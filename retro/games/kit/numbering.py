@@ -371,17 +371,6 @@ def advance(masks, counts, tables, keys):
 
 
 @njit(cache=True)
-def canonical_entries(entries, counts, tables, out):
-    """The canonical entry of the position stored at each of ``entries``."""
-    masks = np.empty(MAX_KINDS, dtype=np.int64)
-    for i in range(len(entries)):
-        if masks_at(entries[i], counts, tables, masks, tables.key[0]) == 1:
-            out[i] = entries[i]
-        else:
-            out[i] = entry_of_masks(masks, counts, tables, tables.key[0])[0]
-
-
-@njit(cache=True)
 def least_images(entries, counts, tables, sym, out):
     """The least entry among the images under ``sym`` (cell permutations, the identity
     first) of the board at each of ``entries``, in a numbering that folds no symmetry

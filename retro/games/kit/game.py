@@ -93,7 +93,8 @@ from ...values import draw_value, not_a_position
 from ..notation import invisible_character, position_tokens, tidy_move
 from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels
 from ..protocol import Side as SideBase
-from . import numbering
+from . import compiler, numbering
+from .compiler import CopyPropagatingCompiler
 
 LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
 
@@ -103,10 +104,12 @@ _TEMPLATES = Path(__file__).with_name("templates.py")
 def _kit_digest() -> str:
     """A digest of the kit's kernel sources. numba keys a cached kernel by its own
     file's time stamp and bytecode, not by what it inlines: a kernel compiled into a
-    game's module would outlive a change of the kit's templates, numbering or bit tricks. The
+    game's module would outlive a change of the kit's templates, numbering, bit tricks or
+    compile options (this file). The
     digest goes into the kernels' names, so a changed kit compiles anew."""
     digest = hashlib.sha256()
-    for path in (_TEMPLATES, Path(numbering.__file__), Path(numbering.__file__).parents[2] / "bits.py"):
+    for path in (_TEMPLATES, Path(__file__), Path(compiler.__file__), Path(numbering.__file__),
+                 Path(numbering.__file__).parents[2] / "bits.py"):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
@@ -148,6 +151,9 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
             options = {"parallel": True} if node.name in _PARALLEL else {}
             if node.name in _INLINE:
                 options["inline"] = "always"
+            if node.name.endswith("_span"):  # one parallel task's work: compiled as numba
+                # compiles a parallel loop's body (see .compiler), no zero-division checks
+                options.update(error_model="numpy", pipeline_class=CopyPropagatingCompiler)
             namespace[node.name] = njit(cache=True, **options)(namespace[node.name])
     if kernels == "masks":
         namespace["_kit_moves"] = namespace["_kit_moves_of_masks"]
@@ -162,6 +168,15 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_board_moves"] = namespace["moves"]
         namespace["_kit_board_outcome"] = namespace["outcome"]
     namespace["_kit_instantiated"] = True
+
+
+def _read_only(values) -> np.ndarray:
+    """A read-only view of a child tier's values: read-only whether they come from
+    memory or from a file, so that a kernel taking them compiles once, not once per
+    kind of array."""
+    view = np.asarray(values).view()
+    view.flags.writeable = False
+    return view
 
 
 def _variant(cls, variant: str):
@@ -823,9 +838,9 @@ class PieceGame(GridGame):
         width = self.cells_count + self.extras
         dtype = self.value_dtype
         draw, invalid = draw_value(dtype), not_a_position(dtype)
-        values = tuple(np.asarray(children[s]) for s in slots[1:])
+        values = tuple(_read_only(children[s]) for s in slots[1:])
         if not values:  # the kernels index a tuple of arrays: never an empty one
-            values = (np.zeros(1, dtype=dtype),)
+            values = (_read_only(np.zeros(1, dtype=dtype)),)
         most = self.max_moves
 
         def scan(first, stop, w, finished, counter, counts, child_value):

@@ -190,6 +190,11 @@ def _kit_slot(slot_keys, out, m, kinds):
     return -1
 
 
+# The parallel kernels below hold a call in their parallel loop, not the work: numba's
+# parallel passes copy and analyse a loop's whole body, and these bodies, with the
+# numbering inlined, took most of a game's compile time (a span is one task's entries).
+
+
 def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, width, finished,
               counter, counts_out, child_value, draw, invalid, max_moves, out_width):
     """The un-move solver's scan of entries ``first..stop-1`` (see TierKernels): each
@@ -198,65 +203,76 @@ def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, wid
     its children out of the tier. Returns -1, or an entry whose weights do not divide
     or that has a child in no tier the game named."""
     bad = np.full(1, -1, dtype=np.int64)
+    for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
+        lo = first + s * _KIT_SPAN
+        found = _kit_scan_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, tier, consts, tables, slot_keys,
+                               children, width, finished, counter, counts_out, child_value, draw, invalid,
+                               max_moves, out_width)
+        if found >= 0:
+            bad[0] = found
+    return bad[0]
+
+
+def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, children, width, finished,
+                   counter, counts_out, child_value, draw, invalid, max_moves, out_width):
+    """:func:`_kit_scan` of entries ``lo..hi-1``."""
+    bad = -1
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
-    for s in prange(spans):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        child_counts = np.empty(kinds, dtype=np.int64)
-        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        child_tier = np.empty(len(tier), dtype=np.int64)
-        lo = first + s * _KIT_SPAN
-        stab = 1
-        for e in range(lo, min(lo + _KIT_SPAN, stop)):
-            i = e - first
-            counts_out[i] = 0
-            counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-            order = 1
-            if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
-                if canonical != e:
-                    finished[i] = _KIT_DUPLICATE
-                    continue
-            code = _kit_outcome(masks, tier, consts, scratch)
-            if code != _KIT_OPEN:
-                finished[i] = _kit_finished(code, draw, invalid)
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    child_counts = np.empty(kinds, dtype=np.int64)
+    child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    child_tier = np.empty(len(tier), dtype=np.int64)
+    stab = 1
+    for e in range(lo, hi):
+        i = e - first
+        counts_out[i] = 0
+        counter[i] = 0
+        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        order = 1
+        if stab != 1:
+            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+            if canonical != e:
+                finished[i] = _KIT_DUPLICATE
                 continue
-            finished[i] = _KIT_OPEN
-            n = _kit_moves(masks, tier, consts, out, scratch)
-            weight = 0
-            k = 0
-            for m in range(n):
-                slot = _kit_slot(slot_keys, out, m, kinds)
-                if slot < 0:
-                    bad[0] = e
+        code = _kit_outcome(masks, tier, consts, scratch)
+        if code != _KIT_OPEN:
+            finished[i] = _kit_finished(code, draw, invalid)
+            continue
+        finished[i] = _KIT_OPEN
+        n = _kit_moves(masks, tier, consts, out, scratch)
+        weight = 0
+        k = 0
+        for m in range(n):
+            slot = _kit_slot(slot_keys, out, m, kinds)
+            if slot < 0:
+                bad = e
+                continue
+            for x in range(kinds + 1):
+                child[x] = out[m, x]
+            for j in range(kinds):
+                child_counts[j] = slot_keys[slot, j]
+            if slot == 0:  # a move into the tier: only its weight counts
+                o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
+                if o > 0:
+                    weight += o
                     continue
-                for x in range(kinds + 1):
-                    child[x] = out[m, x]
-                for j in range(kinds):
-                    child_counts[j] = slot_keys[slot, j]
-                if slot == 0:  # a move into the tier: only its weight counts
-                    o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
-                    if o > 0:
-                        weight += o
-                        continue
-                entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
-                if k < width:
-                    if entry < 0:  # left out of the numbering: the rules' value
-                        child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
-                                                                     scratch, child_tier, draw, invalid)
-                    else:
-                        child_value[i * width + k] = children[slot - 1][entry]
-                k += 1
-            counts_out[i] = k
-            if weight % order:
-                bad[0] = e
-            counter[i] = weight // order
-    return bad[0]
+            entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
+            if k < width:
+                if entry < 0:  # left out of the numbering: the rules' value
+                    child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
+                                                                 scratch, child_tier, draw, invalid)
+                else:
+                    child_value[i * width + k] = children[slot - 1][entry]
+            k += 1
+        counts_out[i] = k
+        if weight % order:
+            bad = e
+        counter[i] = weight // order
+    return bad
 
 
 def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, counts_out,
@@ -264,82 +280,102 @@ def _kit_parents_steps(entries, kinds, tier, consts, tables, swap, width, out, c
     """Un-moves derived from moves: a parent of C is C with the pieces' sides swapped
     (``swap``: stored kind -> the same piece seen from the other side), one move
     played, swapped back, kept when it is of the tier and not finished."""
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        _kit_parents_steps_span(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries)), entries, kinds,
+                                tier, consts, tables, swap, width, out, counts_out, max_moves, out_width)
+
+
+def _kit_parents_steps_span(lo, hi, entries, kinds, tier, consts, tables, swap, width, out, counts_out,
+                            max_moves, out_width):
+    """:func:`_kit_parents_steps` of ``entries[lo:hi]``."""
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        turned = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        parent = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
-            turned[0] = masks[0]
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    turned = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    parent = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    for i in range(lo, hi):
+        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        turned[0] = masks[0]
+        for x in range(1, kinds + 1):
+            turned[swap[x]] = masks[x]
+        n = _kit_moves(turned, tier, consts, found, scratch)
+        m = 0
+        for j in range(n):
+            same = True
+            for x in range(kinds, len(tier)):
+                if found[j, x + 1] != tier[x]:
+                    same = False
+            parent[0] = found[j, 0]
             for x in range(1, kinds + 1):
-                turned[swap[x]] = masks[x]
-            n = _kit_moves(turned, tier, consts, found, scratch)
-            m = 0
-            for j in range(n):
-                same = True
-                for x in range(kinds, len(tier)):
-                    if found[j, x + 1] != tier[x]:
-                        same = False
-                parent[0] = found[j, 0]
-                for x in range(1, kinds + 1):
-                    parent[swap[x]] = found[j, x]
-                for x in range(kinds):
-                    if kit_numbering.popcount(parent[x + 1]) != counts[x]:
-                        same = False
-                if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
-                    continue
-                found_entry = kit_numbering.entry_of_masks(parent, counts, tables, _KIT_KEYS)[0]
-                if found_entry >= 0:  # (a left-out position is decided by the rules: never OPEN)
-                    out[i * width + m] = found_entry
-                    m += 1
-            counts_out[i] = m
+                parent[swap[x]] = found[j, x]
+            for x in range(kinds):
+                if kit_numbering.popcount(parent[x + 1]) != counts[x]:
+                    same = False
+            if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
+                continue
+            found_entry = kit_numbering.entry_of_masks(parent, counts, tables, _KIT_KEYS)[0]
+            if found_entry >= 0:  # (a left-out position is decided by the rules: never OPEN)
+                out[i * width + m] = found_entry
+                m += 1
+        counts_out[i] = m
 
 
 def _kit_parents_own(entries, kinds, tier, consts, tables, width, out, counts_out, max_moves,
                      out_width):
     """Un-moves from the game's ``unmoves`` kernel (parents of the tier, not finished)."""
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        _kit_parents_own_span(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries)), entries, kinds,
+                              tier, consts, tables, width, out, counts_out, max_moves, out_width)
+
+
+def _kit_parents_own_span(lo, hi, entries, kinds, tier, consts, tables, width, out, counts_out, max_moves,
+                          out_width):
+    """:func:`_kit_parents_own` of ``entries[lo:hi]``."""
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
-            n = _kit_unmoves(masks, tier, consts, found, scratch)
-            m = 0
-            for j in range(n):
-                for x in range(kinds + 1):
-                    masks[x] = found[j, x]
-                if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
-                    continue
-                found_entry = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
-                if found_entry >= 0:
-                    out[i * width + m] = found_entry
-                    m += 1
-            counts_out[i] = m
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    for i in range(lo, hi):
+        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        n = _kit_unmoves(masks, tier, consts, found, scratch)
+        m = 0
+        for j in range(n):
+            for x in range(kinds + 1):
+                masks[x] = found[j, x]
+            if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
+                continue
+            found_entry = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
+            if found_entry >= 0:
+                out[i * width + m] = found_entry
+                m += 1
+        counts_out[i] = m
 
 
 def _kit_parent_blocks(entries, kinds, tier, tables, swap, out):
     """For step un-moves: the parents of C keep C's mover's pieces, which become the
     parent's kind 1 (its key): all lie in the run of that key's class."""
+    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        _kit_parent_blocks_span(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries)), entries, kinds,
+                                tier, tables, swap, out)
+
+
+def _kit_parent_blocks_span(lo, hi, entries, kinds, tier, tables, swap, out):
+    """:func:`_kit_parent_blocks` of ``entries[lo:hi]``."""
     counts = tier[:kinds]
     k = counts[0]
     m = kit_numbering.multiplier(counts, tables, _KIT_KEYS)
-    for part in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(part * _KIT_PART, min((part + 1) * _KIT_PART, len(entries))):
-            kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
-            key = np.int64(0)
-            for x in range(1, kinds + 1):
-                if swap[x] == 1:
-                    key |= masks[x]
-            r = kit_numbering.colex_rank(key, tables.binom)
-            out[i] = max(0, tables.combo_class[tables.combo_off[k] + r]) * m
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    for i in range(lo, hi):
+        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        key = np.int64(0)
+        for x in range(1, kinds + 1):
+            if swap[x] == 1:
+                key |= masks[x]
+        r = kit_numbering.colex_rank(key, tables.binom)
+        out[i] = max(0, tables.combo_class[tables.combo_off[k] + r]) * m
 
 
 def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, counts_out,
@@ -350,87 +386,102 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, c
     numbering leaves out, ``v`` its value by the rules). Duplicates are marked
     DUPLICATE; returns -1 or an entry with a child in no tier the game named."""
     bad = np.full(1, -1, dtype=np.int64)
+    for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
+        lo = first + s * _KIT_SPAN
+        found = _kit_expand_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, tier, consts, tables, slot_keys,
+                                 finished, counts_out, starts, child_slot, child_entry, draw, invalid, max_moves,
+                                 out_width, fill)
+        if found >= 0:
+            bad[0] = found
+    return bad[0]
+
+
+def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, finished, counts_out,
+                     starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
+    """:func:`_kit_expand` of entries ``lo..hi-1``."""
+    bad = -1
     cells = tables.sym.shape[1]
     counts = tier[:kinds]
-    spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
-    for s in prange(spans):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        child_counts = np.empty(kinds, dtype=np.int64)
-        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        child_tier = np.empty(len(tier), dtype=np.int64)
-        lo = first + s * _KIT_SPAN
-        stab = 1
-        held = -2  # the entry masks holds
-        for e in range(lo, min(lo + _KIT_SPAN, stop)):
-            i = e - first
-            if not fill:
-                counts_out[i] = 0
-            elif finished[i] != _KIT_OPEN:
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    child_counts = np.empty(kinds, dtype=np.int64)
+    child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    child_tier = np.empty(len(tier), dtype=np.int64)
+    stab = 1
+    held = -2  # the entry masks holds
+    for e in range(lo, hi):
+        i = e - first
+        if not fill:
+            counts_out[i] = 0
+        elif finished[i] != _KIT_OPEN:
+            continue
+        if held != e - 1 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        held = e
+        if not fill:
+            if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0] != e:
+                finished[i] = _KIT_DUPLICATE
                 continue
-            if held != e - 1 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-            held = e
-            if not fill:
-                if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0] != e:
-                    finished[i] = _KIT_DUPLICATE
-                    continue
-                code = _kit_outcome(masks, tier, consts, scratch)
-                finished[i] = _KIT_OPEN if code == _KIT_OPEN else _kit_finished(code, draw, invalid)
-                if code == _KIT_OPEN:
-                    counts_out[i] = _kit_moves(masks, tier, consts, out, scratch)
-                continue
-            n = _kit_moves(masks, tier, consts, out, scratch)
-            at = starts[i]
-            for m in range(n):
-                slot = _kit_slot(slot_keys, out, m, kinds)
-                if slot < 0:
-                    bad[0] = e
-                    slot = 0
-                for x in range(kinds + 1):
-                    child[x] = out[m, x]
-                for j in range(kinds):
-                    child_counts[j] = slot_keys[slot, j]
-                entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
-                if entry < 0:  # left out of the numbering: slot -1 - the rules' value
-                    v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
-                                        invalid)
-                    if v > 127:
-                        bad[0] = e
-                    child_slot[at + m] = -1 - min(v, 127)
-                    child_entry[at + m] = 0
-                else:
-                    child_slot[at + m] = slot
-                    child_entry[at + m] = entry
-    return bad[0]
+            code = _kit_outcome(masks, tier, consts, scratch)
+            finished[i] = _KIT_OPEN if code == _KIT_OPEN else _kit_finished(code, draw, invalid)
+            if code == _KIT_OPEN:
+                counts_out[i] = _kit_moves(masks, tier, consts, out, scratch)
+            continue
+        n = _kit_moves(masks, tier, consts, out, scratch)
+        at = starts[i]
+        for m in range(n):
+            slot = _kit_slot(slot_keys, out, m, kinds)
+            if slot < 0:
+                bad = e
+                slot = 0
+            for x in range(kinds + 1):
+                child[x] = out[m, x]
+            for j in range(kinds):
+                child_counts[j] = slot_keys[slot, j]
+            entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
+            if entry < 0:  # left out of the numbering: slot -1 - the rules' value
+                v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
+                                    invalid)
+                if v > 127:
+                    bad = e
+                child_slot[at + m] = -1 - min(v, 127)
+                child_entry[at + m] = 0
+            else:
+                child_slot[at + m] = slot
+                child_entry[at + m] = entry
+    return bad
 
 
 def _kit_positions(kinds, tier, consts, tables, size, out_width, max_moves):
     """The positions the tier's entries stand for, one side to move each: every
     symmetric image of each canonical entry that is a position."""
-    cells = tables.sym.shape[1]
-    counts = tier[:kinds]
-    symmetries = tables.sym.shape[0]
     total = 0
     for s in prange((size + _KIT_SPAN - 1) // _KIT_SPAN):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        here = 0
-        lo = s * _KIT_SPAN
-        stab = 1
-        for e in range(lo, min(lo + _KIT_SPAN, size)):
-            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-            order = 1
-            if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
-                if canonical != e:
-                    continue
-            if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
-                here += symmetries // order
-        total += here
+        total += _kit_positions_span(s * _KIT_SPAN, min((s + 1) * _KIT_SPAN, size), kinds, tier, consts, tables,
+                                     out_width, max_moves)
     return total
+
+
+def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_moves):
+    """:func:`_kit_positions` of entries ``lo..hi-1``."""
+    counts = tier[:kinds]
+    symmetries = tables.sym.shape[0]
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    here = 0
+    stab = 1
+    for e in range(lo, hi):
+        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        order = 1
+        if stab != 1:
+            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+            if canonical != e:
+                continue
+        if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
+            here += symmetries // order
+    return here
 
 
 # --- tiers of several parts (count tuples numbered one after the other) -------------
@@ -479,68 +530,79 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     counts as one child out of the tier, the best of them for the mover: its un-moves
     are never taken."""
     bad = np.full(1, -1, dtype=np.int64)
+    for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
+        lo = first + s * _KIT_SPAN
+        found = _kit_scan_parts_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, codes,
+                                     code_part, radix, finished, counter, counts_out, child_value, width, draw,
+                                     invalid, max_moves, out_width)
+        if found >= 0:
+            bad[0] = found
+    return bad[0]
+
+
+def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code_part, radix, finished,
+                         counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
+    """:func:`_kit_scan_parts` of entries ``lo..hi-1``."""
+    bad = -1
     cells = tables.sym.shape[1]
     counts = part[:kinds]
-    spans = (stop - first + _KIT_SPAN - 1) // _KIT_SPAN
-    for s in prange(spans):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        child_counts = np.empty(kinds, dtype=np.int64)
-        child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        child_tier = np.empty(len(part), dtype=np.int64)
-        lo = first + s * _KIT_SPAN
-        stab = 1
-        for e in range(lo, min(lo + _KIT_SPAN, stop)):
-            i = e - first
-            counts_out[i] = 0
-            counter[i] = 0
-            if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-                stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-            order = 1
-            if stab != 1:
-                canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
-                if canonical != e:
-                    finished[i] = _KIT_DUPLICATE
-                    continue
-            code = _kit_outcome(masks, part, consts, scratch)
-            if code != _KIT_OPEN:
-                finished[i] = _kit_finished(code, draw, invalid)
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    child_counts = np.empty(kinds, dtype=np.int64)
+    child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    child_tier = np.empty(len(part), dtype=np.int64)
+    stab = 1
+    for e in range(lo, hi):
+        i = e - first
+        counts_out[i] = 0
+        counter[i] = 0
+        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        order = 1
+        if stab != 1:
+            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+            if canonical != e:
+                finished[i] = _KIT_DUPLICATE
                 continue
-            finished[i] = _KIT_OPEN
-            n = _kit_moves(masks, part, consts, out, scratch)
-            weight = 0
-            best = -1  # the best child the numbering leaves out, for the mover
-            for m in range(n):
-                if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
-                    bad[0] = e
-                    continue
-                for x in range(kinds + 1):
-                    child[x] = out[m, x]
-                for j in range(kinds):
-                    child_counts[j] = kit_numbering.popcount(out[m, j + 1])
-                # a child decided by the rules (left out, finished, or a value they know)
-                # counts as one out of the tier: its un-moves are never taken
-                _kit_child_tier(child_counts, out[m], kinds, child_tier)
-                code = _kit_outcome(child, child_tier, consts, scratch)
-                if code != _KIT_OPEN:
-                    v = _kit_finished(code, draw, invalid)
-                    if v == invalid:
-                        bad[0] = e
-                    elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
-                        best = v
-                    continue
-                o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
-                if o == 0:  # left out, yet the rules give no value
-                    bad[0] = e
-                weight += o
-            if best >= 0:
-                counts_out[i] = 1
-                child_value[i * width] = best
-            if weight % order:
-                bad[0] = e
-            counter[i] = weight // order
-    return bad[0]
+        code = _kit_outcome(masks, part, consts, scratch)
+        if code != _KIT_OPEN:
+            finished[i] = _kit_finished(code, draw, invalid)
+            continue
+        finished[i] = _KIT_OPEN
+        n = _kit_moves(masks, part, consts, out, scratch)
+        weight = 0
+        best = -1  # the best child the numbering leaves out, for the mover
+        for m in range(n):
+            if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
+                bad = e
+                continue
+            for x in range(kinds + 1):
+                child[x] = out[m, x]
+            for j in range(kinds):
+                child_counts[j] = kit_numbering.popcount(out[m, j + 1])
+            # a child decided by the rules (left out, finished, or a value they know)
+            # counts as one out of the tier: its un-moves are never taken
+            _kit_child_tier(child_counts, out[m], kinds, child_tier)
+            code = _kit_outcome(child, child_tier, consts, scratch)
+            if code != _KIT_OPEN:
+                v = _kit_finished(code, draw, invalid)
+                if v == invalid:
+                    bad = e
+                elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
+                    best = v
+                continue
+            o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
+            if o == 0:  # left out, yet the rules give no value
+                bad = e
+            weight += o
+        if best >= 0:
+            counts_out[i] = 1
+            child_value[i * width] = best
+        if weight % order:
+            bad = e
+        counter[i] = weight // order
+    return bad
 
 
 def _kit_block(first, tables):
@@ -572,11 +634,17 @@ def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, 
     class, so runs of ``step`` entries per class order them (parents of different classes
     are different entries)."""
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
-            p = _kit_part_at(offsets, entries[i])
-            kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
-            out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
+        _kit_parent_classes_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries, offsets,
+                                 part_rows, kinds, tables, swap, turn, step, out)
+
+
+def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables, swap, turn, step, out):
+    """:func:`_kit_parent_classes` of ``entries[lo:hi]``."""
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    for i in range(lo, hi):
+        p = _kit_part_at(offsets, entries[i])
+        kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
+        out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
 def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
@@ -585,64 +653,88 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
     ``entries`` and the parents written are the tier's (a part's offset plus its entry).
     Returns -1, or an entry with a parent whose key is not where :func:`_kit_parent_classes`
     expects it."""
-    cells = tables.sym.shape[1]
     bad = np.full(1, -1, dtype=np.int64)
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
-        scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
-        for i in range(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))):
-            e = entries[i]
-            lo = _kit_part_at(offsets, e)
-            kit_numbering.masks_at(e - offsets[lo], part_rows[lo, :kinds], tables, masks, _KIT_KEYS)
-            if _kit_outcome(masks, part_rows[lo], consts, scratch) != _KIT_OPEN:
-                counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
-                continue
-            want = _kit_key_class(masks, kinds, tables, swap, turn)
-            n = _kit_unmoves(masks, part_rows[lo], consts, found, scratch)
-            m = 0
-            for j in range(n):
-                q = _kit_part_of(found[j], kinds, codes, code_part, radix)
-                if q < 0:
-                    continue
-                for x in range(kinds + 1):
-                    masks[x] = found[j, x]
-                code = _kit_outcome(masks, part_rows[q], consts, scratch)
-                if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
-                    continue
-                if _kit_block(masks[tables.order[0]], tables) != want:
-                    bad[0] = e
-                found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables, _KIT_KEYS)[0]
-                if found_entry < 0:  # left out, yet not decided by the rules
-                    bad[0] = e
-                    continue
-                out[i * width + m] = offsets[q] + found_entry
-                m += 1
-            counts_out[i] = m
+        found = _kit_parents_parts_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
+                                        offsets, part_rows, kinds, consts, tables, codes, code_part, radix, width,
+                                        out, counts_out, max_moves, out_width, swap, turn)
+        if found >= 0:
+            bad[0] = found
     return bad[0]
+
+
+def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
+                            width, out, counts_out, max_moves, out_width, swap, turn):
+    """:func:`_kit_parents_parts` of ``entries[lo:hi]``."""
+    cells = tables.sym.shape[1]
+    bad = -1
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    for i in range(lo, hi):
+        e = entries[i]
+        p = _kit_part_at(offsets, e)
+        kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
+        if _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+            counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
+            continue
+        want = _kit_key_class(masks, kinds, tables, swap, turn)
+        n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
+        m = 0
+        for j in range(n):
+            q = _kit_part_of(found[j], kinds, codes, code_part, radix)
+            if q < 0:
+                continue
+            for x in range(kinds + 1):
+                masks[x] = found[j, x]
+            code = _kit_outcome(masks, part_rows[q], consts, scratch)
+            if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
+                continue
+            if _kit_block(masks[tables.order[0]], tables) != want:
+                bad = e
+            found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables, _KIT_KEYS)[0]
+            if found_entry < 0:  # left out, yet not decided by the rules
+                bad = e
+                continue
+            out[i * width + m] = offsets[q] + found_entry
+            m += 1
+        counts_out[i] = m
+    return bad
 
 
 def _kit_canonical(entries, counts, tables, out):
     """The canonical entry of the position stored at each of ``entries`` of a tier of
     one part."""
     for piece in prange((len(entries) + _KIT_SPAN - 1) // _KIT_SPAN):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries))):
-            if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) == 1:
-                out[i] = entries[i]
-            else:
-                out[i] = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
+        _kit_canonical_span(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries)), entries, counts, tables,
+                            out)
+
+
+def _kit_canonical_span(lo, hi, entries, counts, tables, out):
+    """:func:`_kit_canonical` of ``entries[lo:hi]``."""
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    for i in range(lo, hi):
+        if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) == 1:
+            out[i] = entries[i]
+        else:
+            out[i] = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
 
 
 def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
     """The canonical entry of the position stored at each of ``entries`` of a tier of
     several parts."""
     for piece in prange((len(entries) + _KIT_SPAN - 1) // _KIT_SPAN):
-        masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
-        for i in range(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries))):
-            e = entries[i]
-            p = _kit_part_at(offsets, e)
-            if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) == 1:
-                out[i] = e
-            else:
-                out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables, _KIT_KEYS)[0]
+        _kit_canonical_parts_span(piece * _KIT_SPAN, min((piece + 1) * _KIT_SPAN, len(entries)), entries, offsets,
+                                  part_rows, kinds, tables, out)
+
+
+def _kit_canonical_parts_span(lo, hi, entries, offsets, part_rows, kinds, tables, out):
+    """:func:`_kit_canonical_parts` of ``entries[lo:hi]``."""
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    for i in range(lo, hi):
+        e = entries[i]
+        p = _kit_part_at(offsets, e)
+        if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) == 1:
+            out[i] = e
+        else:
+            out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables, _KIT_KEYS)[0]

@@ -219,6 +219,20 @@ class Expansion:
 OPEN = -1  # Expansion.finished: the game goes on
 
 
+def child_values(children: dict, slots, dtype) -> tuple:
+    """The values of a tier's child tiers (``slots``: their keys in ``children``) as a
+    tuple of read-only arrays for a tier's kernels: read-only whether they come from
+    memory or from a file, so that a kernel taking them compiles once, not once per kind
+    of array; one array of zeros when there are none (a kernel indexes a tuple of
+    arrays, never an empty one)."""
+    views = []
+    for key in slots or [None]:
+        view = np.asarray(children[key]).view() if key is not None else np.zeros(1, dtype=dtype)
+        view.flags.writeable = False
+        views.append(view)
+    return tuple(views)
+
+
 @dataclass
 class TierKernels:
     """A tier as the engine's un-move solver sees it (:mod:`retro.engine.unmove`): the

@@ -91,7 +91,7 @@ from ...errors import (
 )
 from ...values import draw_value, not_a_position
 from ..notation import invisible_character, position_tokens, tidy_move
-from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels
+from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels, child_values
 from ..protocol import Side as SideBase
 from . import compiler, numbering
 from .compiler import CopyPropagatingCompiler
@@ -168,15 +168,6 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_board_moves"] = namespace["moves"]
         namespace["_kit_board_outcome"] = namespace["outcome"]
     namespace["_kit_instantiated"] = True
-
-
-def _read_only(values) -> np.ndarray:
-    """A read-only view of a child tier's values: read-only whether they come from
-    memory or from a file, so that a kernel taking them compiles once, not once per
-    kind of array."""
-    view = np.asarray(values).view()
-    view.flags.writeable = False
-    return view
 
 
 def _variant(cls, variant: str):
@@ -838,9 +829,7 @@ class PieceGame(GridGame):
         width = self.cells_count + self.extras
         dtype = self.value_dtype
         draw, invalid = draw_value(dtype), not_a_position(dtype)
-        values = tuple(_read_only(children[s]) for s in slots[1:])
-        if not values:  # the kernels index a tuple of arrays: never an empty one
-            values = (_read_only(np.zeros(1, dtype=dtype)),)
+        values = child_values(children, slots[1:], dtype)
         most = self.max_moves
 
         def scan(first, stop, w, finished, counter, counts, child_value):

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...errors import PositionError, SideError, counted
-from ..protocol import OPEN, Expansion, TierKernels
+from ..protocol import OPEN, Expansion, TierKernels, child_values
 from . import Morris, Position, Side, nine_rules
 from .boards import NINE
 from .sectors import POINTS, Tables, sector_size, tables
@@ -484,9 +484,7 @@ class NineMensMorris(Morris):
             nine_rules.parent_blocks(entries, sectors, sector_offset, set_index, class_base, reps,
                                      stabilisers, sym_bytes, binomial, out)
 
-        values = tuple(np.asarray(children[key]) for key in slots[1:])
-        if not values:  # the kernels index a tuple of arrays: never an empty one
-            values = (np.zeros(1, dtype=self.value_dtype),)
+        values = child_values(children, slots[1:], self.value_dtype)
         return TierKernels(self.tier_size(tier), scan, parents if self.loopy(tier) else None,
                            values, 64, 3 * 21, lambda e: self.canonical_entries(tier, e),
                            f"{self.full_name} tier {self.tier_name(tier)}",

@@ -528,7 +528,8 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     shōgi's positions whose mover can take the lion are four in ten of its table). A
     child whose value the rules give (finished, known, or left out of the numbering)
     counts as one child out of the tier, the best of them for the mover: its un-moves
-    are never taken."""
+    are never taken. Returns -1, or an entry with an undecided child of no part of the
+    tier (a decided child's part is not looked up)."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
@@ -574,9 +575,6 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
         weight = 0
         best = -1  # the best child the numbering leaves out, for the mover
         for m in range(n):
-            if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:
-                bad = e
-                continue
             for x in range(kinds + 1):
                 child[x] = out[m, x]
             for j in range(kinds):
@@ -591,6 +589,9 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                     bad = e
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
+                continue
+            if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:  # numbered below: of a part
+                bad = e
                 continue
             o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
             if o == 0:  # left out, yet the rules give no value
@@ -615,17 +616,22 @@ def _kit_block(first, tables):
     return tables.block[at]
 
 
-def _kit_key_class(masks, kinds, tables, swap, turn):
-    """The run of classes of a position's parents when the un-moves leave the side to
-    move's pieces in place: its kinds that become the first key kind (``swap``), turned
-    as its children are (``turn``: where each cell goes)."""
+def _kit_parent_key(masks, kinds, tables, swap, turn):
+    """The cells of a position's parents' first key kind when the un-moves leave the side
+    to move's pieces in place: its kinds that become that kind (``swap``), turned as its
+    children are (``turn``: where each cell goes)."""
     key = np.int64(0)
     for x in range(1, kinds + 1):
         m = masks[x] if swap[x] == tables.order[0] else 0
         while m:
             key |= np.int64(1) << turn[kit_numbering.lowest_bit_index(m)]
             m &= m - 1
-    return _kit_block(key, tables)
+    return key
+
+
+def _kit_key_class(masks, kinds, tables, swap, turn):
+    """The run of classes of a position's parents (see :func:`_kit_parent_key`)."""
+    return _kit_block(_kit_parent_key(masks, kinds, tables, swap, turn), tables)
 
 
 def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, step, out):
@@ -678,7 +684,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         if _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
-        want = _kit_key_class(masks, kinds, tables, swap, turn)
+        want = _kit_parent_key(masks, kinds, tables, swap, turn)
         n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
         m = 0
         for j in range(n):
@@ -690,7 +696,8 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
             code = _kit_outcome(masks, part_rows[q], consts, scratch)
             if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
                 continue
-            if _kit_block(masks[tables.order[0]], tables) != want:
+            first = masks[tables.order[0]]
+            if first != want and _kit_block(first, tables) != _kit_block(want, tables):
                 bad = e
             found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables, _KIT_KEYS)[0]
             if found_entry < 0:  # left out, yet not decided by the rules

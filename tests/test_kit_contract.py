@@ -139,6 +139,15 @@ print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.value
 """
 
 
+def test_a_build_compiles_each_scan_once(built):
+    """A tier's scan takes its child tiers' values: read-only arrays whether they come
+    from memory, from a file or stand for no child, so that a build compiles the scan
+    for one kind of array (each kind compiled it anew: seconds each)."""
+    game, _ = built
+    for name in ("_kit_scan", "_kit_scan_parts"):
+        assert len(getattr(game.rules_module, name).signatures) <= 1, name
+
+
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_the_kit_kernels_are_served_from_numbas_cache(game):
     """Compiled into the game's module, the kit's kernels are cached by its file: a

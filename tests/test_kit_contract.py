@@ -139,6 +139,23 @@ print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.value
 """
 
 
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_move_texts_from_rows_are_the_texts_of_the_children(game):
+    """The texts a position's legal moves get from the rules' rows at once are those
+    ``move_text`` gives each child position, in the rows' order, along random games."""
+    rng = np.random.default_rng(41)
+    for _ in range(20):
+        position = game.start()
+        while not position.is_over():
+            texts, rows = position._move_rows()
+            children = [game.position_of(row, position.side.other) for row in rows]
+            assert list(texts) == [game.move_text(position, child) for child in children]
+            assert [position.play(text) for text in texts] == children
+            position = children[int(rng.integers(len(children)))]
+            if len(position.board) > 9 and rng.random() < 0.05:
+                break
+
+
 def test_a_build_compiles_each_scan_once(built):
     """A tier's scan takes its child tiers' values: read-only arrays whether they come
     from memory, from a file or stand for no child, so that a build compiles the scan

@@ -263,24 +263,31 @@ class Position:
         code = self._outcome()
         return self.side if code == WON else self.side.other if code == LOST else None
 
+    def _move_rows(self) -> tuple[dict, np.ndarray]:
+        """``({move text: its row}, rows)``: each legal move's child as the rules give it
+        (a board from the next mover's view, then extras); kept for :meth:`play`, rows
+        rather than positions (a walk would keep its tree)."""
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            game = self.game
+            out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
+            n = 0
+            if not self.is_over():
+                stored, tier = game.view(self)
+                n = game.rules_module._kit_board_moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
+            texts = game.move_texts(self, out[:n])
+            rows = ({text: i for i, text in enumerate(texts)}, out[:n].copy())
+            object.__setattr__(self, "_rows", rows)
+        return rows
+
     def successors(self) -> dict:
         """``{move text: position}`` for every legal move (none once the game is over)."""
-        found = {}
-        if not self.is_over():
-            game = self.game
-            stored, tier = game.view(self)
-            out = np.empty((game.max_moves, game.cells_count + game.extras), dtype=np.uint8)
-            n = game.rules_module._kit_board_moves(stored, np.array(tier, dtype=np.int64), game.consts, out)
-            other = self.side.other
-            for i in range(n):  # the rules' own children: positions, not checked again
-                child = game.position_of(out[i], other, checked=False)
-                found[game.move_text(self, child)] = child
-            # kept for play(): each move's row, not its position (a walk would keep its tree)
-            object.__setattr__(self, "_rows", ({text: i for i, text in enumerate(found)}, out[:n].copy()))
-        return found
+        texts, rows = self._move_rows()
+        other = self.side.other  # the rules' own children: positions, not checked again
+        return {text: self.game.position_of(rows[i], other, checked=False) for text, i in texts.items()}
 
     def legal_moves(self) -> list[Move]:
-        return sorted(Move(text) for text in self.successors())
+        return sorted(Move(text) for text in self._move_rows()[0])
 
     def play(self, move) -> Position:
         if isinstance(move, str):
@@ -292,12 +299,9 @@ class Position:
             winner = self.winner()
             result = "a draw" if winner is None else f"{winner.title} has won"
             raise IllegalMoveError(f"the game is over ({result}): no move {move} allowed")
-        rows = self.__dict__.get("_rows")
-        if rows is not None:  # the moves were listed: only this one's child is made
-            i = rows[0].get(move.text)
-            found = None if i is None else self.game.position_of(rows[1][i], self.side.other, checked=False)
-        else:
-            found = self.successors().get(move.text)
+        texts, rows = self._move_rows()  # only the child played is made a position
+        i = texts.get(move.text)
+        found = None if i is None else self.game.position_of(rows[i], self.side.other, checked=False)
         if found is None:
             raise IllegalMoveError(f"illegal move {move}: {self.game.why_illegal(self, move)}")
         return found
@@ -482,6 +486,29 @@ class PieceGame(GridGame):
         parts, offsets, _ = self._part_offsets(tier)
         i = int(np.searchsorted(offsets, entry, side="right")) - 1
         return parts[i], int(entry - offsets[i])
+
+    def move_texts(self, before: Position, rows: np.ndarray) -> list[str]:
+        """The texts of the moves from ``before`` to the children ``rows`` (the rules'
+        rows, from the next mover's view): :meth:`move_text` of each, or, where a game
+        keeps the kit's, the same texts from the rows at once, with no position made."""
+        other = before.side.other
+        if type(self).move_text is not PieceGame.move_text:
+            return [self.move_text(before, self.position_of(row, other, checked=False)) for row in rows]
+        cells = rows[:, :self.cells_count]
+        if self.turn is not None and other.code == 1:
+            cells = cells[:, self.turn]
+        after = self._views[1][other.code][cells]
+        was = np.array(before.board)
+        mine = np.zeros(max(self._views[1].max(), was.max()) + 1, dtype=bool)
+        mine[list(self._codes_of[before.side.value])] = True
+        changed = after != was
+        left, took = changed & mine[was], changed & mine[after]
+        words: list[list[str]] = [[] for _ in range(len(rows))]
+        for cells_of in (left, took):  # the cells each move left, then those it took, in order
+            at, where = np.nonzero(cells_of)
+            for i, c in zip(at.tolist(), where.tolist()):
+                words[i].append(self.names[c])
+        return ["-".join(w) for w in words]
 
     def move_text(self, before: Position, after: Position) -> str:
         """A move's text from the cells it changed: the cells the mover left, then those

@@ -48,7 +48,7 @@ class Position(KitPosition):
         return sum(1 << s for s, v in enumerate(self.board) if v == 2)
 
     def legal_moves(self) -> list[Move]:
-        return [Move(text) for text in self.successors()]  # in square order: a1, b1, ...
+        return [Move(text) for text in self._move_rows()[0]]  # in square order: a1, b1, ...
 
 
 class TicTacToe(PieceGame):

@@ -386,13 +386,8 @@ class Dobutsu(PieceGame):
                                 f"the game has {self.material[0]}, {self.material[1]} and {self.material[2]} (its variants "
                                 f"{', '.join(v for v in self.variants if v)}: the pieces they name)")
 
-    def move_text(self, before, after) -> str:
-        mine = range(1, 6) if before.side.code == 0 else range(6, 11)
-        left = [c for c in range(12) if before.board[c] in mine and after.board[c] != before.board[c]]
-        took = [c for c in range(12) if after.board[c] in mine and after.board[c] != before.board[c]]
-        if left:
-            return f"{self.names[left[0]]}-{self.names[took[0]]}"
-        return f"{'LGECH'[(after.board[took[0]] - 1) % 5]}*{self.names[took[0]]}"
+    def drop_prefix(self, code: int) -> str:
+        return f"{'LGECH'[(code - 1) % 5]}*"
 
     def parse_move(self, text: str) -> Move:
         if not isinstance(text, str):

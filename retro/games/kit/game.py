@@ -51,8 +51,9 @@ with one side to move (``sides_of``), ``outcome`` still from the side to move's 
 such a game is solved explicitly. ``fold = False``: the numbering folds no symmetry,
 every board its own entry (``symmetry_classes`` still gives the least entry among a
 board's images). And ``position_class`` (a subclass of :class:`Position`: more
-properties, another order of ``legal_moves``), ``title_in_sentence`` and
-``move_example`` (for messages).
+properties, another order of ``legal_moves``), ``drop_prefix`` (a drop's text before
+its cell: Dōbutsu shōgi's ``C*``), ``title_in_sentence`` and ``move_example`` (for
+messages).
 
 The kit gives the rest: the numbering and the tiers' sizes, ``index`` and
 ``position_at``, ``expand``/``expand_range`` (explicit), ``tier_kernels`` (the
@@ -508,16 +509,27 @@ class PieceGame(GridGame):
             at, where = np.nonzero(cells_of)
             for i, c in zip(at.tolist(), where.tolist()):
                 words[i].append(self.names[c])
+        drops = ~left.any(axis=1) & took.any(axis=1)
+        for i in np.flatnonzero(drops).tolist():
+            words[i][0] = self.drop_prefix(int(after[i, took[i].argmax()])) + words[i][0]
         return ["-".join(w) for w in words]
 
     def move_text(self, before: Position, after: Position) -> str:
         """A move's text from the cells it changed: the cells the mover left, then those
-        it took (``c3``, ``c3-d4``)."""
+        it took (``c3``, ``c3-d4``); a drop (no cell left) after its piece's
+        :meth:`drop_prefix`."""
         mine = self._codes_of[before.side.value]
         changed = [c for c, (a, b) in enumerate(zip(before.board, after.board)) if a != b]
         left = [self.names[c] for c in changed if before.board[c] in mine]
-        took = [self.names[c] for c in changed if after.board[c] in mine]
-        return "-".join(left + took)
+        took = [c for c in changed if after.board[c] in mine]
+        if not left and took:
+            return self.drop_prefix(after.board[took[0]]) + "-".join(self.names[c] for c in took)
+        return "-".join(left + [self.names[c] for c in took])
+
+    def drop_prefix(self, code: int) -> str:
+        """What a drop's text starts with, by the notation code of the piece dropped:
+        nothing (Teeko's ``c3``), or the piece (Dōbutsu shōgi's ``C*b2``)."""
+        return ""
 
     @cached_property
     def _codes_of(self) -> dict:

@@ -139,16 +139,31 @@ print(sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.value
 """
 
 
+def named(game, before, after) -> str:
+    """A move's text by the notation, from the two positions: the cells the mover's
+    pieces left, then those they took, a drop (no cell left) after its piece's
+    ``drop_prefix``."""
+    mine = {code for code, kind in enumerate(game.piece_kinds.values(), start=1)
+            if kind["side"] == before.side.value}
+    changed = [c for c in range(len(before.board)) if before.board[c] != after.board[c]]
+    left = [game.names[c] for c in changed if before.board[c] in mine]
+    took = [c for c in changed if after.board[c] in mine]
+    prefix = game.drop_prefix(after.board[took[0]]) if took and not left else ""
+    return prefix + "-".join(left + [game.names[c] for c in took])
+
+
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_move_texts_from_rows_are_the_texts_of_the_children(game):
-    """The texts a position's legal moves get from the rules' rows at once are those
-    ``move_text`` gives each child position, in the rows' order, along random games."""
+    """The texts a position's legal moves get from the rules' rows at once name the move
+    from the position to each child (and ``move_text`` of the two positions agrees), in
+    the rows' order, along random games."""
     rng = np.random.default_rng(41)
     for _ in range(20):
         position = game.start()
         while not position.is_over():
             texts, rows = position._move_rows()
             children = [game.position_of(row, position.side.other) for row in rows]
+            assert list(texts) == [named(game, position, child) for child in children]
             assert list(texts) == [game.move_text(position, child) for child in children]
             assert [position.play(text) for text in texts] == children
             position = children[int(rng.integers(len(children)))]

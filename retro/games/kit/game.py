@@ -490,8 +490,10 @@ class PieceGame(GridGame):
 
     def move_texts(self, before: Position, rows: np.ndarray) -> list[str]:
         """The texts of the moves from ``before`` to the children ``rows`` (the rules'
-        rows, from the next mover's view): :meth:`move_text` of each, or, where a game
-        keeps the kit's, the same texts from the rows at once, with no position made."""
+        rows, from the next mover's view): the cells the mover left, then those it
+        took (``c3``, ``c3-d4``), a drop (no cell left) after its piece's
+        :meth:`drop_prefix`; all at once, no position made. A game that writes its own
+        :meth:`move_text` gets that of each child."""
         other = before.side.other
         if type(self).move_text is not PieceGame.move_text:
             return [self.move_text(before, self.position_of(row, other, checked=False)) for row in rows]
@@ -515,16 +517,8 @@ class PieceGame(GridGame):
         return ["-".join(w) for w in words]
 
     def move_text(self, before: Position, after: Position) -> str:
-        """A move's text from the cells it changed: the cells the mover left, then those
-        it took (``c3``, ``c3-d4``); a drop (no cell left) after its piece's
-        :meth:`drop_prefix`."""
-        mine = self._codes_of[before.side.value]
-        changed = [c for c, (a, b) in enumerate(zip(before.board, after.board)) if a != b]
-        left = [self.names[c] for c in changed if before.board[c] in mine]
-        took = [c for c in changed if after.board[c] in mine]
-        if not left and took:
-            return self.drop_prefix(after.board[took[0]]) + "-".join(self.names[c] for c in took)
-        return "-".join(left + [self.names[c] for c in took])
+        """The text of the move from ``before`` to ``after`` (see :meth:`move_texts`)."""
+        return self.move_texts(before, self.view(after)[0][None, :])[0]
 
     def drop_prefix(self, code: int) -> str:
         """What a drop's text starts with, by the notation code of the piece dropped:

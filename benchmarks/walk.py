@@ -43,9 +43,14 @@ def main() -> None:
     parser.add_argument("--plies", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.plies < 1:
+        parser.error(f"--plies must be 1 or more, not {args.plies}")
+    try:
+        chosen = [games.get(name) for name in args.games]
+    except games.UnknownGameError as error:
+        parser.error(str(error))
     results = []
-    for name in args.games:
-        game = games.get(name)
+    for game in chosen:
         walk(game, 200, args.seed)  # warm: imports, kernels
         started = time.perf_counter()
         begun = walk(game, args.plies, args.seed)

@@ -4,12 +4,16 @@ with the game's own moves (retro.games.dobutsu's jitted ``moves`` and ``outcome`
 A position is the board and the hands seen from the side to move, as Tanaka (2009)
 counts the game's 1,567,925,964: sente's position and the same one turned 180° with
 gote to move are one, mirror images apart. The walk stops at finished positions (a
-lion taken, a Try that stood), which are counted when a lion stands on each side;
-with ``--stop-at-capture`` it stops also where the side to move can take the other
-lion (won in one ply). Printed (JSON): the positions reached, and of them those where
-play goes on, where the lion can be taken and finished ones; the count with the side
-to move told apart; with mirror images counted once; the deepest ply. About 10 minutes
-on 2 cores, ~3 GB.
+lion taken, a Try that stood), which are counted when a lion stands on each side. It
+stops also, and counts, where the side to move can take the other lion (won in one
+ply) with ``--stop-at-capture``, and where the other lion stands out of reach on the
+mover's back rank (lost in one ply to its Try) with ``--stop-at-try``; with
+``--no-suicide`` no move leaves the mover's lion to be taken. With ``--stop-at-capture
+--stop-at-try``, the positions with mirror images counted once are Tanaka's
+246,803,167. Printed (JSON): the positions reached, and of them those where play goes
+on, where the lion can be taken and the others (finished, or lost to a Try), each
+outcome's count; the count with the side to move told apart; with mirror images
+counted once; the deepest ply. About 7 minutes on 2 cores, ~3 GB.
 """
 
 from __future__ import annotations
@@ -42,18 +46,22 @@ def _part_of(row, codes, code_part):
 
 
 @njit(cache=True, parallel=True)
-def _expand(frontier, offsets, rows, codes, code_part, tables, consts, out, counts, stop_at_capture):
+def _expand(frontier, offsets, rows, codes, code_part, tables, consts, out, counts, stop_at_capture, no_suicide,
+            stop_at_try):
     """The children of each entry of ``frontier`` (entries of the unfolded numbering) at
-    ``out[i * WIDTH:]``, ``counts[i]`` of them; none for a finished position (-1)."""
+    ``out[i * WIDTH:]``, ``counts[i]`` of them; none for a finished position (-1). With
+    ``no_suicide``, a move that leaves the mover's lion to be taken is not played; with
+    ``stop_at_try``, a position lost in one ply to a Try (the other lion on the mover's
+    back rank, out of reach) is not played on."""
     for s in prange((len(frontier) + 4095) // 4096):
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         found = np.empty((WIDTH, 17), dtype=np.int64)
         for i in range(s * 4096, min((s + 1) * 4096, len(frontier))):
             e = np.int64(frontier[i])
             p = np.searchsorted(offsets, e, side="right") - 1
-            numbering.masks_at(e - offsets[p], rows[p, :10], tables, masks)
+            numbering.masks_at(e - offsets[p], rows[p, :10], tables, masks, 1)
             code = outcome(masks, rows[p], consts)
-            if code == 0 or code == 1 or (stop_at_capture and code == 3):  # a lion taken, a Try that stood
+            if code == 0 or code == 1 or (stop_at_capture and code == 3) or (stop_at_try and code == 2):
                 counts[i] = -1
                 continue
             n = moves(masks, rows[p], consts, found)
@@ -62,7 +70,9 @@ def _expand(frontier, offsets, rows, codes, code_part, tables, consts, out, coun
                 q = _part_of(found[m], codes, code_part)
                 if q < 0:
                     continue  # a lion taken: no part (lions on the board) holds it
-                out[i * WIDTH + k] = offsets[q] + numbering.entry_of_masks(found[m], rows[q, :10], tables)[0]
+                if no_suicide and outcome(found[m], rows[q], consts) == 3:
+                    continue  # the child's mover can take the lion this move left
+                out[i * WIDTH + k] = offsets[q] + numbering.entry_of_masks(found[m], rows[q, :10], tables, 1)[0]
                 k += 1
             counts[i] = k
 
@@ -96,10 +106,11 @@ def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
                 continue
             e = np.int64(byte) * 8 + b
             p = np.searchsorted(offsets, e, side="right") - 1
-            numbering.masks_at(e - offsets[p], rows[p, :10], tables, masks)
+            numbering.masks_at(e - offsets[p], rows[p, :10], tables, masks, 1)
             code = outcome(masks, rows[p], consts)
             out[0] += 1
             out[1 if code == -1 else 2 if code == 3 else 3] += 1
+            out[5 + (0 if code == -1 else 1 + code)] += 1  # open, 0 lost, 1 won, 2 lost to a Try, 3
             for k in range(11):
                 m = masks[k]
                 image = np.int64(0)
@@ -107,7 +118,7 @@ def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
                     image |= np.int64(1) << mirror[numbering.lowest_bit_index(m)]
                     m &= m - 1
                 masks[k] = image
-            f = offsets[p] + numbering.entry_of_masks(masks, rows[p, :10], tables)[0]
+            f = offsets[p] + numbering.entry_of_masks(masks, rows[p, :10], tables, 1)[0]
             if e <= f or not (seen[f >> 3] >> (f & 7)) & 1:
                 out[4] += 1
 
@@ -115,7 +126,7 @@ def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
 @njit(cache=True, parallel=True)
 def _census(seen, offsets, rows, tables, consts, mirror):
     spans = (len(seen) + 4095) // 4096
-    counts = np.zeros((spans, 5), dtype=np.int64)
+    counts = np.zeros((spans, 10), dtype=np.int64)
     for s in prange(spans):
         _census_of(seen, s * 4096, min((s + 1) * 4096, len(seen)), offsets, rows, tables, consts, mirror, counts[s])
     return counts.sum(axis=0)
@@ -125,6 +136,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--stop-at-capture", action="store_true",
                         help="stop also where the side to move can take the other lion")
+    parser.add_argument("--no-suicide", action="store_true",
+                        help="play no move that leaves the mover's lion to be taken")
+    parser.add_argument("--stop-at-try", action="store_true",
+                        help="stop also where the other lion's Try stands (lost in one ply)")
     args = parser.parse_args()
     began = time.perf_counter()
     game = Dobutsu()
@@ -147,7 +162,7 @@ def main() -> None:
     for c, k in enumerate(board):
         masks[k] |= 1 << c
     p = parts.index(tuple(part))
-    start = offsets[p] + numbering.entry_of_masks(masks, rows[p, :10].copy(), tables)[0]
+    start = offsets[p] + numbering.entry_of_masks(masks, rows[p, :10].copy(), tables, 1)[0]
 
     seen = [np.zeros(total // 8 + 1, dtype=np.uint8) for _ in range(2)]  # by the side to move
     seen[0][start >> 3] |= 1 << (start & 7)
@@ -162,7 +177,7 @@ def main() -> None:
         for first in range(0, len(frontier), CHUNK):
             part_of = frontier[first:first + CHUNK]
             _expand(part_of, offsets, rows, codes, code_part, tables, game.consts, children, counts[:len(part_of)],
-                    args.stop_at_capture)
+                    args.stop_at_capture, args.no_suicide, args.stop_at_try)
             if n + WIDTH * len(part_of) > len(nxt):
                 nxt = np.concatenate([nxt[:n], np.empty(WIDTH * len(part_of) + len(nxt), dtype=np.uint32)])
             n, done = _visit(children, counts[:len(part_of)], seen[side], nxt, n)
@@ -177,7 +192,10 @@ def main() -> None:
     out = {"game": "dobutsu", "positions": census[0], "positions_by_side_to_move": reached,
            "positions_open": census[1], "positions_lion_en_prise": census[2], "positions_finished": census[3],
            "positions_mirror_folded": census[4],
-           "stop_at_capture": args.stop_at_capture, "plies_deepest": depth,
+           "positions_by_outcome": dict(zip(("open", "lost", "won", "lost_to_a_try", "lion_en_prise"),
+                                            census[5:10])),
+           "stop_at_capture": args.stop_at_capture, "no_suicide": args.no_suicide,
+           "stop_at_try": args.stop_at_try, "plies_deepest": depth,
            "numbering": total, "seconds": round(time.perf_counter() - began, 1)}
     print(json.dumps(out))
 

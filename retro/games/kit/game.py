@@ -671,7 +671,9 @@ class PieceGame(GridGame):
     def _positions(self, tier) -> int:
         """Counted by a pass over the tier (a second or so for Teeko's largest), kept
         on disk once per machine (keyed by the game's source and the kit's version)."""
-        cache = self.__dict__.setdefault("_positions_cache", self._read_positions())
+        cache = self.__dict__.get("_positions_cache")
+        if cache is None:  # read once a game, not once a tier
+            cache = self.__dict__["_positions_cache"] = self._read_positions()
         if tier not in cache:
             parts, offsets, _ = self._part_offsets(tier)
             one_side = sum(int(self.rules_module._kit_positions(

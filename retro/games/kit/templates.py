@@ -195,6 +195,28 @@ def _kit_slot(slot_keys, out, m, kinds):
 # numbering inlined, took most of a game's compile time (a span is one task's entries).
 
 
+def _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, finished, stab, draw, invalid):
+    """The start of a scan's entry ``e`` (``i`` in the span's arrays), as both scans take
+    it: its cells into ``masks`` (stepped on from the previous entry's), then
+    ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN. Returns the
+    stabiliser of its key's class and the entry's stabiliser order (0: nothing more to
+    scan)."""
+    if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+        stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+    order = np.int64(1)
+    if stab != 1:
+        canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+        if canonical != e:
+            finished[i] = _KIT_DUPLICATE
+            return stab, np.int64(0)
+    code = _kit_outcome(masks, tier, consts, scratch)
+    if code != _KIT_OPEN:
+        finished[i] = _kit_finished(code, draw, invalid)
+        return stab, np.int64(0)
+    finished[i] = _KIT_OPEN
+    return stab, order
+
+
 def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, width, finished,
               counter, counts_out, child_value, draw, invalid, max_moves, out_width):
     """The un-move solver's scan of entries ``first..stop-1`` (see TierKernels): each
@@ -230,19 +252,10 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-        order = 1
-        if stab != 1:
-            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
-            if canonical != e:
-                finished[i] = _KIT_DUPLICATE
-                continue
-        code = _kit_outcome(masks, tier, consts, scratch)
-        if code != _KIT_OPEN:
-            finished[i] = _kit_finished(code, draw, invalid)
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, finished, stab, draw,
+                                      invalid)
+        if order == 0:  # a duplicate, or finished
             continue
-        finished[i] = _KIT_OPEN
         n = _kit_moves(masks, tier, consts, out, scratch)
         weight = 0
         k = 0
@@ -558,19 +571,10 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
-        order = 1
-        if stab != 1:
-            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
-            if canonical != e:
-                finished[i] = _KIT_DUPLICATE
-                continue
-        code = _kit_outcome(masks, part, consts, scratch)
-        if code != _KIT_OPEN:
-            finished[i] = _kit_finished(code, draw, invalid)
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, part, consts, tables, scratch, finished, stab, draw,
+                                      invalid)
+        if order == 0:  # a duplicate, or finished
             continue
-        finished[i] = _KIT_OPEN
         n = _kit_moves(masks, part, consts, out, scratch)
         weight = 0
         best = -1  # the best child the numbering leaves out, for the mover

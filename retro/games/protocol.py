@@ -159,10 +159,12 @@ class Side(enum.Enum):
     @property
     def code(self) -> int:
         """0 for the side that moves first, 1 for the other."""
-        codes = _CODES.get(type(self))
-        if codes is None:
-            codes = _CODES[type(self)] = {member: code for code, member in enumerate(type(self))}
-        return codes[self]
+        code = self.__dict__.get("_code")  # kept on the member: an enum member hashes in Python
+        if code is None:
+            for number, member in enumerate(type(self)):
+                member.__dict__["_code"] = number
+            code = self._code
+        return code
 
     @property
     def other(self) -> Side:
@@ -170,7 +172,10 @@ class Side(enum.Enum):
 
     @classmethod
     def from_code(cls, code: int) -> Side:
-        return tuple(cls)[int(code)]
+        members = _MEMBERS.get(cls)
+        if members is None:
+            members = _MEMBERS[cls] = tuple(cls)
+        return members[int(code)]
 
     @property
     def letter(self) -> str:  # pragma: no cover - every game defines it
@@ -185,7 +190,7 @@ class Side(enum.Enum):
         return False
 
 
-_CODES: dict[type, dict] = {}
+_MEMBERS: dict[type, tuple] = {}  # Side.from_code: each Side class's members in order
 
 
 @dataclass

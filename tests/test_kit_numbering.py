@@ -72,6 +72,42 @@ def test_advance_steps_to_the_next_entry_over_kinds_of_no_pieces():
             assert stepped > size // 2  # most steps are taken in place
 
 
+def test_a_board_of_64_cells_numbers_every_cell_and_steps_to_the_last():
+    """On 8×8 (its 8 symmetries), h8 is the int64's sign bit: every board's empty cells
+    and pieces cover the 64 cells, ``advance`` steps as ``masks_at`` (the carry past h8
+    is a wrap), and each board's entry is the least of its images'."""
+    tables = numbering.build_tables(grid_symmetries(8, 8), 1)
+    masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+    after = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+    board = np.empty(64, dtype=np.uint8)
+    rng = np.random.default_rng(64)
+    for counts in ([1, 1, 1], [1, 2, 0, 1]):
+        counts = np.array(counts, dtype=np.int64)
+        kinds = len(counts)
+        size = int(numbering.tier_size(counts, tables))
+        m = int(numbering.multiplier(counts, tables, 1))
+        assert size == 10 * m  # a king's 64 squares: 10 classes under the 8 symmetries
+        entries = np.unique(np.concatenate([rng.integers(0, size - 1, 4000), np.arange(m - 300, m + 300),
+                                            np.arange(size - 300, size - 1)]))
+        stepped = 0
+        for e in entries.tolist():
+            numbering.masks_at(e, counts, tables, masks, 1)
+            pieces = 0
+            for k in range(1, kinds + 1):
+                cells = int(masks[k])
+                assert cells & pieces == 0 and bin(cells & ((1 << 64) - 1)).count("1") == counts[k - 1]
+                pieces |= cells
+            assert int(masks[0]) == ~pieces  # the empty cells: the rest of all 64
+            numbering.board_at(e, counts, tables, board, after)
+            entry, order = numbering.entry_of(board, counts, tables, after)
+            assert entry <= e and order >= 1
+            if numbering.advance(masks, counts, tables, 1):
+                numbering.masks_at(e + 1, counts, tables, after, 1)
+                assert np.array_equal(masks[:kinds + 1], after[:kinds + 1]), (counts, e)
+                stepped += 1
+        assert stepped > len(entries) // 2
+
+
 def _adjacent(a: int, b: int) -> bool:
     (r1, f1), (r2, f2) = divmod(a, 3), divmod(b, 3)
     return max(abs(r1 - r2), abs(f1 - f2)) <= 1

@@ -111,9 +111,17 @@ def squeezed_rank(mask, taken, binom):
 
 
 @njit(cache=True, inline="always")
+def all_cells(cells):
+    """The set of the board's ``cells`` cells, 1 to 64 (64: every bit of the int64, where
+    ``1 << 64`` would be undefined)."""
+    top = np.int64(1) << (cells - 1)
+    return (top - 1) | top
+
+
+@njit(cache=True, inline="always")
 def squeezed_unrank(rank, count, taken, cells, binom):
     """The set of ``count`` cells outside ``taken`` of squeezed colex rank ``rank``."""
-    return deposit(colex_unrank(rank, count, binom), ~taken & ((np.int64(1) << cells) - 1))
+    return deposit(colex_unrank(rank, count, binom), ~taken & all_cells(cells))
 
 
 @njit(cache=True, inline="always")
@@ -213,7 +221,7 @@ def masks_of(board, kinds, masks):
                 one |= np.int64(1) << c
             elif v == 2:
                 two |= np.int64(1) << c
-        masks[0] = ~(one | two) & ((np.int64(1) << len(board)) - 1)
+        masks[0] = ~(one | two) & all_cells(len(board))
         masks[1] = one
         masks[2] = two
         return
@@ -334,7 +342,7 @@ def masks_at(entry, counts, tables, masks, keys):
             mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
             masks[kind] = mask
             taken |= mask
-    masks[0] = ~taken & ((np.int64(1) << cells) - 1)
+    masks[0] = ~taken & all_cells(cells)
     return tables.class_stab[at]
 
 
@@ -354,10 +362,13 @@ def advance(masks, counts, tables, keys):
     last = _kind(tables, keys, j)
     x = masks[last]
     space = masks[0] | x
-    full = (np.int64(1) << cells) - 1
     low = x & -x
-    y = (x | (full & ~space)) + low  # the carry runs over the lowest run (and holes)
-    if y >> cells:
+    z = x | (all_cells(cells) & ~space)
+    y = z + low  # the carry runs over the lowest run (and holes)
+    if cells < 64:  # past the last cell: a wrap
+        if y >> cells:
+            return False
+    elif np.uint64(y) < np.uint64(z):  # 64 cells: the carry left the int64
         return False
     high = y & space
     r = popcount(x) - popcount(high)

@@ -502,8 +502,7 @@ class PieceGame(GridGame):
             cells = cells[:, self.turn]
         after = self._views[1][other.code][cells]
         was = np.array(before.board)
-        mine = np.zeros(max(self._views[1].max(), was.max()) + 1, dtype=bool)
-        mine[list(self._codes_of[before.side.value])] = True
+        mine = self._codes_of[before.side.value]
         changed = after != was
         left, took = changed & mine[was], changed & mine[after]
         words: list[list[str]] = [[] for _ in range(len(rows))]
@@ -527,9 +526,11 @@ class PieceGame(GridGame):
 
     @cached_property
     def _codes_of(self) -> dict:
-        """A side's value -> the codes of its pieces."""
-        return {side.value: frozenset(code for code, kind in enumerate(self.piece_kinds.values(), start=1)
-                                      if kind["side"] == side.value) for side in self.sides}
+        """A side's value -> whether each notation code (0 empty, 1.. ``piece_kinds``) is
+        one of its pieces: a lookup table, made once rather than at every listing of moves."""
+        kinds = list(self.piece_kinds.values())
+        return {side.value: np.array([False] + [kind["side"] == side.value for kind in kinds], dtype=bool)
+                for side in self.sides}
 
     def key_allowed(self, first: int, second: int) -> bool:
         """Whether the numbering keeps the boards whose key kinds stand on the cells

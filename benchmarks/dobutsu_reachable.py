@@ -96,9 +96,9 @@ def _visit(children, counts, seen, nxt, n):
 
 @njit(cache=True)
 def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
-    """``out``: the positions of ``seen`` (bytes ``first..stop-1``) in all, those where
-    play goes on (the lion cannot be taken), where the lion can be taken, finished, and
-    in all counted once with their mirror image."""
+    """``out``: the positions of ``seen`` (bytes ``first..stop-1``): ``out[0]`` counted
+    once with their mirror image, ``out[1:]`` by outcome (play goes on, lost, won, lost
+    to a Try, the lion can be taken)."""
     masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
     for byte in range(first, stop):
         for b in range(8):
@@ -108,9 +108,7 @@ def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
             p = np.searchsorted(offsets, e, side="right") - 1
             numbering.masks_at(e - offsets[p], rows[p, :10], tables, masks, 1)
             code = outcome(masks, rows[p], consts)
-            out[0] += 1
-            out[1 if code == -1 else 2 if code == 3 else 3] += 1
-            out[5 + (0 if code == -1 else 1 + code)] += 1  # open, 0 lost, 1 won, 2 lost to a Try, 3
+            out[1 + (0 if code == -1 else 1 + code)] += 1  # open, 0 lost, 1 won, 2 lost to a Try, 3
             for k in range(11):
                 m = masks[k]
                 image = np.int64(0)
@@ -120,13 +118,13 @@ def _census_of(seen, first, stop, offsets, rows, tables, consts, mirror, out):
                 masks[k] = image
             f = offsets[p] + numbering.entry_of_masks(masks, rows[p, :10], tables, 1)[0]
             if e <= f or not (seen[f >> 3] >> (f & 7)) & 1:
-                out[4] += 1
+                out[0] += 1
 
 
 @njit(cache=True, parallel=True)
 def _census(seen, offsets, rows, tables, consts, mirror):
     spans = (len(seen) + 4095) // 4096
-    counts = np.zeros((spans, 10), dtype=np.int64)
+    counts = np.zeros((spans, 6), dtype=np.int64)
     for s in prange(spans):
         _census_of(seen, s * 4096, min((s + 1) * 4096, len(seen)), offsets, rows, tables, consts, mirror, counts[s])
     return counts.sum(axis=0)
@@ -189,11 +187,12 @@ def main() -> None:
     both = np.bitwise_or(seen[0], seen[1])
     mirror = np.array([r * 3 + 2 - f for r in range(4) for f in range(3)], dtype=np.int64)
     census = [int(x) for x in _census(both, offsets, rows, tables, game.consts, mirror)]
-    out = {"game": "dobutsu", "positions": census[0], "positions_by_side_to_move": reached,
-           "positions_open": census[1], "positions_lion_en_prise": census[2], "positions_finished": census[3],
-           "positions_mirror_folded": census[4],
-           "positions_by_outcome": dict(zip(("open", "lost", "won", "lost_to_a_try", "lion_en_prise"),
-                                            census[5:10])),
+    folded, by_outcome = census[0], dict(zip(("open", "lost", "won", "lost_to_a_try", "lion_en_prise"), census[1:]))
+    out = {"game": "dobutsu", "positions": sum(by_outcome.values()), "positions_by_side_to_move": reached,
+           "positions_open": by_outcome["open"], "positions_lion_en_prise": by_outcome["lion_en_prise"],
+           "positions_finished": sum(by_outcome.values()) - by_outcome["open"] - by_outcome["lion_en_prise"],
+           "positions_mirror_folded": folded,
+           "positions_by_outcome": by_outcome,
            "stop_at_capture": args.stop_at_capture, "no_suicide": args.no_suicide,
            "stop_at_try": args.stop_at_try, "plies_deepest": depth,
            "numbering": total, "seconds": round(time.perf_counter() - began, 1)}

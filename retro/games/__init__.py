@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import NotationError, PositionError, SideError, quoted
+from .chess.game import Chess
 from .dobutsu import Dobutsu
 from .morris import SixMensMorris, ThreeMensMorris, ThreeMensMorrisDiagonal
 from .morris.nine import NineMensMorris
@@ -32,6 +33,7 @@ GAMES: dict[str, type[Game]] = {
         FourPlayerRace,
         Teeko,
         Dobutsu,
+        Chess,
     )
 }
 DEFAULT_GAME = ThreeMusketeers.name

@@ -114,7 +114,7 @@ def _kit_digest() -> str:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:10]
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
-             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_parents_parts",
+             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts",
              "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
@@ -308,8 +308,8 @@ class Position:
         return found
 
     def symmetric_images(self) -> list[Position]:
-        """The position under each of the game's symmetries (identity first)."""
-        sym = self.game.symmetry
+        """The position under each symmetry of its tier (identity first)."""
+        sym = self.game.symmetry_of(self.game.tier_of(self))
         out = []
         for g in range(len(sym)):
             board = [0] * len(self.board)
@@ -475,8 +475,8 @@ class PieceGame(GridGame):
         key = tuple(tier)
         if key not in cache:
             parts = tuple(tuple(p) for p in self.parts(tier))
-            sizes = [int(numbering.tier_size(np.array(p[:self.kinds], dtype=np.int64), self.tables))
-                     for p in parts]
+            tables = self.tables_of(tier)
+            sizes = [int(numbering.tier_size(np.array(p[:self.kinds], dtype=np.int64), tables)) for p in parts]
             offsets = np.zeros(len(parts) + 1, dtype=np.int64)
             np.cumsum(sizes, out=offsets[1:])
             cache[key] = (parts, offsets, {p: i for i, p in enumerate(parts)})
@@ -540,16 +540,43 @@ class PieceGame(GridGame):
         OPEN. The same answer for every symmetric image."""
         return True
 
+    def groups(self) -> tuple:
+        """The symmetry groups the tiers' numberings fold by (cell permutations, the
+        identity first), one or two: the game's ``symmetry`` alone, unless its tiers
+        differ (chess: the square's 8 without pawns, the left-right mirror with them)."""
+        return (self.symmetry,)
+
+    def group_of(self, tier) -> int:
+        """The index in :meth:`groups` of the group ``tier`` folds by (every part of a
+        tier folds by the same)."""
+        return 0
+
     @cached_property
-    def tables(self) -> numbering.Tables:
-        symmetry = self.symmetry if self.fold else np.arange(self.cells_count)[None]
+    def all_tables(self) -> tuple:
+        """The numbering's tables of each of :meth:`groups`, in order."""
         kmax = max(p[k - 1] for t in self.tiers() for p in self.parts(t) for k in self.key_kinds)
         if len(self.key_kinds) > 1 and self.unmoves == "steps":
             raise TypeError(f"{type(self).__name__}: a key of two kinds needs the game's own un-moves")
+        if not 1 <= len(self.groups()) <= 2:
+            raise TypeError(f"{type(self).__name__}: the kit folds by one or two symmetry groups")
         leaves_out = type(self).key_allowed is not PieceGame.key_allowed
-        return numbering.tables(symmetry, kmax, tuple(self.key_kinds), self.kinds,
-                                self.key_allowed if leaves_out else None,
-                                f"{type(self).__module__}.{type(self).__name__}:{self.variant}" if leaves_out else "")
+        name = f"{type(self).__module__}.{type(self).__name__}:{self.variant}" if leaves_out else ""
+        return tuple(numbering.tables(group if self.fold else np.arange(self.cells_count)[None], kmax,
+                                      tuple(self.key_kinds), self.kinds, self.key_allowed if leaves_out else None,
+                                      name) for group in self.groups())
+
+    @property
+    def tables(self) -> numbering.Tables:
+        """The tables of the first group (a game of one group: its only tables)."""
+        return self.all_tables[0]
+
+    def tables_of(self, tier) -> numbering.Tables:
+        """The tables numbering ``tier``'s parts (those of its group)."""
+        return self.all_tables[self.group_of(tier)]
+
+    def symmetry_of(self, tier) -> np.ndarray:
+        """The symmetries of ``tier``'s positions (its group's cell permutations)."""
+        return self.groups()[self.group_of(tier)]
 
     def _tier_array(self, tier) -> np.ndarray:
         return np.array(tier, dtype=np.int64)
@@ -678,7 +705,7 @@ class PieceGame(GridGame):
         if tier not in cache:
             parts, offsets, _ = self._part_offsets(tier)
             one_side = sum(int(self.rules_module._kit_positions(
-                self.kinds, self._tier_array(part), self.consts, self.tables, int(offsets[i + 1] - offsets[i]),
+                self.kinds, self._tier_array(part), self.consts, self.tables_of(tier), int(offsets[i + 1] - offsets[i]),
                 self.cells_count + self.extras, self.max_moves)) for i, part in enumerate(parts))
             cache[tier] = int(one_side) * len(self.sides_of(tier))
             self._write_positions(cache)
@@ -721,10 +748,11 @@ class PieceGame(GridGame):
         """The entry of ``position`` in its tier, or -1 when it is not stored (see :meth:`stored`)."""
         board, part = self.view(position)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
-        _, offsets, number = self._part_offsets(self.tier_of_part(part))
+        tier = self.tier_of_part(part)
+        _, offsets, number = self._part_offsets(tier)
         if tuple(part) not in number:
             return -1
-        entry = numbering.entry_of(board, self._tier_array(part)[:self.kinds], self.tables, masks)[0]
+        entry = numbering.entry_of(board, self._tier_array(part)[:self.kinds], self.tables_of(tier), masks)[0]
         return -1 if entry < 0 else int(offsets[number[tuple(part)]] + entry)
 
     def position_at(self, tier, entry: int) -> Position | None:
@@ -734,8 +762,9 @@ class PieceGame(GridGame):
         counts = self._tier_array(part)[:self.kinds]
         board = np.empty(self.cells_count, dtype=np.uint8)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
-        numbering.board_at(int(entry), counts, self.tables, board, masks)
-        if int(numbering.entry_of(board, counts, self.tables, masks)[0]) != entry:
+        tables = self.tables_of(tier)
+        numbering.board_at(int(entry), counts, tables, board, masks)
+        if int(numbering.entry_of(board, counts, tables, masks)[0]) != entry:
             return None
         if self.rules_module._kit_board_outcome(board, self._tier_array(part), self.consts) == ILLEGAL:
             return None
@@ -747,10 +776,10 @@ class PieceGame(GridGame):
         out = np.empty(len(entries), dtype=np.int64)
         parts, offsets, _ = self._part_offsets(tier)
         if len(parts) == 1:
-            self.rules_module._kit_canonical(entries, self._tier_array(tier)[:self.kinds], self.tables, out)
+            self.rules_module._kit_canonical(entries, self._tier_array(tier)[:self.kinds], self.tables_of(tier), out)
             return out
         self.rules_module._kit_canonical_parts(entries, offsets, np.array(parts, dtype=np.int64), self.kinds,
-                                               self.tables, out)
+                                               self.tables_of(tier), out)
         return out
 
     def symmetry_classes(self, tier) -> np.ndarray:
@@ -758,7 +787,8 @@ class PieceGame(GridGame):
         if self.fold:
             return self.canonical_entries(tier, entries)
         out = np.empty(len(entries), dtype=np.int64)  # one part: folding no symmetry, a game has no parts
-        numbering.least_images(entries, self._tier_array(tier)[:self.kinds], self.tables, self.symmetry, out)
+        numbering.least_images(entries, self._tier_array(tier)[:self.kinds], self.tables_of(tier),
+                               self.symmetry_of(tier), out)
         return out
 
     def tier_sides(self, tier) -> np.ndarray:
@@ -771,16 +801,19 @@ class PieceGame(GridGame):
         if any(len(self.parts(s)) > 1 for s in slots):
             return self._expansion_of_parts(tier, first, stop)
         keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
-        return (slots, *self._expansion_of(tier, keys, first, stop))
+        groups = np.array([self.group_of(s) for s in slots], dtype=np.int64)
+        return (slots, *self._expansion_of(tier, tier, keys, groups, first, stop))
 
-    def _expansion_of(self, part, keys, first: int, stop: int):
-        """Entries ``first..stop-1`` of ``part`` (one numbering): finished values, where
-        each one's children start, and each child's row in ``keys`` and entry there."""
+    def _expansion_of(self, tier, part, keys, groups, first: int, stop: int):
+        """Entries ``first..stop-1`` of ``part`` of ``tier`` (one numbering): finished
+        values, where each one's children start, and each child's row in ``keys`` (whose
+        tables are ``all_tables[groups[row]]``) and entry there."""
         n = stop - first
         dtype = self.value_dtype
         finished = np.empty(n, dtype=np.int64)
         counts = np.empty(n, dtype=np.int64)
-        args = (self.kinds, self._tier_array(part), self.consts, self.tables, keys)
+        args = (self.kinds, self._tier_array(part), self.consts, self.tables_of(tier), keys, self.all_tables[0],
+                self.all_tables[-1], groups)
         width = self.cells_count + self.extras
         none = np.empty(0, dtype=np.int64)
         self.rules_module._kit_expand(first, stop, *args, finished, counts, none, none, none,
@@ -802,20 +835,22 @@ class PieceGame(GridGame):
         is found among every part of the tier and of its child tiers (a row of keys
         each), then turned into its tier's slot and entry."""
         slots = (tuple(tier), *self.child_tiers(tier))
-        rows, slot_of, offset_of = [], [], []
+        rows, slot_of, offset_of, groups = [], [], [], []
         for slot, key in enumerate(slots):
             parts, offsets, _ = self._part_offsets(key)
             rows += parts
             slot_of += [slot] * len(parts)
             offset_of += [int(o) for o in offsets[:-1]]
+            groups += [self.group_of(key)] * len(parts)
         keys = np.array(rows, dtype=np.int64).reshape(len(rows), -1)
+        groups = np.array(groups, dtype=np.int64)
         slot_of, offset_of = np.array(slot_of, dtype=np.int64), np.array(offset_of, dtype=np.int64)
         parts, offsets, _ = self._part_offsets(tier)
         pieces = []
         for i, part in enumerate(parts):
             lo, hi = max(first, int(offsets[i])), min(stop, int(offsets[i + 1]))
             if lo < hi:
-                finished, starts, row, entry = self._expansion_of(part, keys, lo - int(offsets[i]),
+                finished, starts, row, entry = self._expansion_of(tier, part, keys, groups, lo - int(offsets[i]),
                                                                   hi - int(offsets[i]))
                 ruled = row < 0  # a child the numbering leaves out: slot -1 - its value, kept
                 pieces.append((finished, np.diff(starts), np.where(ruled, row, slot_of[np.maximum(row, 0)]),
@@ -855,13 +890,13 @@ class PieceGame(GridGame):
             return None  # values from the first side's view: the explicit solver
         if self.loopy(tier) and self.unmoves is None:
             return None  # no un-moves: the explicit solver
-        if len(self.parts(tier)) > 1:
-            return self._part_kernels(tier) if self.unmoves == "own" and not self.child_tiers(tier) else None
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
+        if any(len(self.parts(s)) > 1 for s in slots):
+            return self._part_kernels(tier, children) if self.unmoves == "own" else None
         keys = np.array(slots, dtype=np.int64).reshape(len(slots), -1)
         t = self._tier_array(tier)
-        kinds, consts, tables, swap = self.kinds, self.consts, self.tables, self.swap
+        kinds, consts, tables, swap = self.kinds, self.consts, self.tables_of(tier), self.swap
         width = self.cells_count + self.extras
         dtype = self.value_dtype
         draw, invalid = draw_value(dtype), not_a_position(dtype)
@@ -892,12 +927,18 @@ class PieceGame(GridGame):
                            parent_blocks if loopy else None)
 
     def _part_codes(self, tier):
-        """The tier's parts as a hash table of their codes (counts and extras as digits
-        of the radix; -1 an empty slot, first slot :func:`numbering.part_slot`), each
-        slot's part, the radix, and the parts as rows (int64). Four slots a part or more:
-        a code is found in a probe or two, where a binary search took a dozen steps."""
+        """The tier's parts as a hash table of their codes (see :meth:`_code_table`),
+        each slot's part, the radix, the parts as rows (int64) and where each starts."""
         parts, offsets, _ = self._part_offsets(tier)
         rows = np.array(parts, dtype=np.int64)
+        return (*self._code_table(rows), rows, offsets)
+
+    @staticmethod
+    def _code_table(rows: np.ndarray):
+        """Parts (``rows``) as a hash table of their codes (counts and extras as digits of
+        the radix; -1 an empty slot, first slot :func:`numbering.part_slot`), each
+        slot's part, and the radix. Four slots a part or more: a code is found in a
+        probe or two, where a binary search took a dozen steps."""
         radix = int(rows.max()) + 1
         codes = rows @ (radix ** np.arange(rows.shape[1], dtype=np.int64))
         slots = 1 << max(4, (4 * len(codes) - 1).bit_length())
@@ -908,18 +949,58 @@ class PieceGame(GridGame):
             while table[slot] != -1:
                 slot = (slot + 1) & (slots - 1)
             table[slot], part_in[slot] = code, p
-        return table, part_in, radix, rows, offsets
+        return table, part_in, radix
 
-    def _part_kernels(self, tier) -> TierKernels:
-        """The un-move solver's kernels of a loopy tier of several parts whose moves all
-        stay in it (Dōbutsu shōgi), with the game's own un-moves."""
+    def _linked_scan(self, tier, children: dict):
+        """The scan of a tier of parts with child tiers (:func:`_kit_scan_linked`) for
+        entries of part ``p``: a function of ``(p, lo, hi, i, arrays)``."""
+        rules = self.rules_module
+        slots = (tuple(tier), *self.child_tiers(tier))
+        rows, slot_of, offset_of, group_of = [], [], [], []
+        for slot, key in enumerate(slots):
+            parts, offsets, _ = self._part_offsets(key)
+            rows += parts
+            slot_of += [slot] * len(parts)
+            offset_of += [int(o) for o in offsets[:-1]]
+            group_of += [self.group_of(key)] * len(parts)
+        rows = np.array(rows, dtype=np.int64)
+        codes, code_part, radix = self._code_table(rows)
+        slot_of, offset_of, group_of = (np.array(x, dtype=np.int64) for x in (slot_of, offset_of, group_of))
+        values = child_values(children, slots[1:], self.value_dtype)
+        # as many arrays as a power of two: the kernel compiles for a few tuple lengths only
+        values += (values[-1],) * ((1 << max(1, (len(values) - 1).bit_length())) - len(values))
+        kinds, consts, tables = self.kinds, self.consts, self.tables_of(tier)
+        first_tables, second_tables = self.all_tables[0], self.all_tables[-1]
+        width = self.cells_count + self.extras
+        draw, invalid = draw_value(self.value_dtype), not_a_position(self.value_dtype)
+
+        def scan_part(p, lo, hi, w, finished, counter, counts, child_value):  # the tier's parts are rows 0..
+            return rules._kit_scan_linked(lo, hi, kinds, rows[p], consts, tables, first_tables, second_tables, codes,
+                                          code_part, radix, slot_of, offset_of, group_of, rows, values, finished,
+                                          counter, counts, child_value, w, draw, invalid, self.max_moves, width)
+
+        return scan_part
+
+    def _part_kernels(self, tier, children: dict) -> TierKernels:
+        """The un-move solver's kernels of a loopy tier of several parts (or whose child
+        tiers have several), with the game's own un-moves: Dōbutsu shōgi's, whose moves
+        all stay in the tier and whose scan takes the value of each child the rules
+        decide (:func:`_kit_scan_parts`); or chess's, with child tiers
+        (:func:`_kit_scan_linked`)."""
         rules = self.rules_module
         codes, code_part, radix, rows, offsets = self._part_codes(tier)
-        kinds, consts, tables = self.kinds, self.consts, self.tables
+        kinds, consts, tables = self.kinds, self.consts, self.tables_of(tier)
         width = self.cells_count + self.extras
         dtype = self.value_dtype
         draw, invalid = draw_value(dtype), not_a_position(dtype)
         most, back = self.max_moves, self.max_unmoves or self.max_moves
+        decided = not self.child_tiers(tier)
+        if decided:
+            def scan_part(p, lo, hi, w, finished, counter, counts, child_value):
+                return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, radix,
+                                             finished, counter, counts, child_value, w, draw, invalid, most, width)
+        else:
+            scan_part = self._linked_scan(tier, children)
 
         def scan(first, stop, w, finished, counter, counts, child_value):
             bad = -1
@@ -929,9 +1010,8 @@ class PieceGame(GridGame):
                 if end > first:
                     lo = first - int(offsets[p])
                     i = first - scan.base
-                    found = rules._kit_scan_parts(lo, lo + end - first, kinds, rows[p], consts, tables, codes,
-                                                  code_part, radix, finished[i:], counter[i:], counts[i:],
-                                                  child_value[i * w:], w, draw, invalid, most, width)
+                    found = scan_part(p, lo, lo + end - first, w, finished[i:], counter[i:], counts[i:],
+                                      child_value[i * w:])
                     if found >= 0:
                         bad = found + int(offsets[p])
                 first = end
@@ -949,7 +1029,7 @@ class PieceGame(GridGame):
         def parents(entries, w, out, counts):
             bad = rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
                                            consts, tables, codes, code_part, radix, w, out, counts, back, width,
-                                           swap, turn)
+                                           swap, turn, decided)
             if bad >= 0:
                 raise BuildError(f"{self.full_name}: a parent of entry {bad} moved a piece of the side to move "
                                  "(the un-moves of a tier of parts keep them in place)")

@@ -464,7 +464,7 @@ def build_tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int
     other kinds of ``1..kinds`` follow in order; ``allowed(first, second)`` (the key
     kinds' cells of a representative, as ints): False for a class left out (the same
     for every image of it)."""
-    sym = np.ascontiguousarray(sym, dtype=np.int64)
+    sym = np.array(sym, dtype=np.int64, order="C")  # a writable copy: every group's tables of one type
     cells = sym.shape[1]
     if len(key_kinds) not in (1, 2) or (len(key_kinds) == 1 and tuple(key_kinds) != (1,)):
         raise ValueError(f"a key of kinds {key_kinds}: the numbering takes kind 1, or two kinds")

@@ -391,26 +391,29 @@ def _kit_parent_blocks_span(lo, hi, entries, kinds, tier, tables, swap, out):
         out[i] = max(0, tables.combo_class[tables.combo_off[k] + r]) * m
 
 
-def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, finished, counts_out,
+def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, tables_a, tables_b, slot_group, finished, counts_out,
                 starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
     """The explicit expansion of entries ``first..stop-1``: with ``fill`` False each
     entry's finished value and its number of moves (``counts_out``); with ``fill`` True
     its children from ``starts[i]`` (slot and entry; slot ``-1 - v`` for a child the
-    numbering leaves out, ``v`` its value by the rules). Duplicates are marked
-    DUPLICATE; returns -1 or an entry with a child in no tier the game named."""
+    numbering leaves out, ``v`` its value by the rules). A child of ``slot_keys``'s row
+    s is numbered by the tables of the game's group ``slot_group[s]`` (``tables_a``,
+    ``tables_b``: a game has one or two; numba passes no tuple of them to a parallel
+    loop). Duplicates are marked DUPLICATE;
+    returns -1 or an entry with a child in no tier the game named."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_expand_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, tier, consts, tables, slot_keys,
-                                 finished, counts_out, starts, child_slot, child_entry, draw, invalid, max_moves,
+                                 tables_a, tables_b, slot_group, finished, counts_out, starts, child_slot, child_entry, draw, invalid, max_moves,
                                  out_width, fill)
         if found >= 0:
             bad[0] = found
     return bad[0]
 
 
-def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, finished, counts_out,
-                     starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
+def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tables_a, tables_b, slot_group, finished,
+                     counts_out, starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
     """:func:`_kit_expand` of entries ``lo..hi-1``."""
     bad = -1
     cells = tables.sym.shape[1]
@@ -452,7 +455,8 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, fini
                 child[x] = out[m, x]
             for j in range(kinds):
                 child_counts[j] = slot_keys[slot, j]
-            entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
+            entry = kit_numbering.entry_of_masks(child, child_counts, tables_b if slot_group[slot] else tables_a,
+                                                 _KIT_KEYS)[0]
             if entry < 0:  # left out of the numbering: slot -1 - the rules' value
                 v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
                                     invalid)
@@ -610,6 +614,86 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     return bad
 
 
+def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, radix,
+                     part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
+                     child_value, width, draw, invalid, max_moves, out_width):
+    """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier of parts
+    with child tiers (chess: a material's two sides to move, captures and promotions
+    into other materials). ``codes``/``code_part`` find a child's part among the tier's
+    parts and its child tiers' (rows ``part_rows``): ``part_slot`` 0 for the tier's
+    own (a move into the tier: its weight counts), else the child tier's slot, whose
+    values ``children[slot - 1]`` hold the part's entries from ``part_offset``,
+    numbered by the tables of group ``part_group`` (``tables_a``, ``tables_b``). The
+    children out of the tier count as one, the best of them for the mover. Returns -1,
+    or an entry whose weights do not divide or with a child of no part named."""
+    bad = np.full(1, -1, dtype=np.int64)
+    for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
+        lo = first + s * _KIT_SPAN
+        found = _kit_scan_linked_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, tables_a,
+                                      tables_b, codes, code_part, radix, part_slot, part_offset, part_group,
+                                      part_rows, children, finished, counter, counts_out, child_value, width, draw,
+                                      invalid, max_moves, out_width)
+        if found >= 0:
+            bad[0] = found
+    return bad[0]
+
+
+def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, radix,
+                          part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
+                          child_value, width, draw, invalid, max_moves, out_width):
+    """:func:`_kit_scan_linked` of entries ``lo..hi-1``."""
+    bad = -1
+    cells = tables.sym.shape[1]
+    counts = part[:kinds]
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    stab = 1
+    for e in range(lo, hi):
+        i = e - first
+        counts_out[i] = 0
+        counter[i] = 0
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, part, consts, tables, scratch, finished, stab, draw,
+                                      invalid)
+        if order == 0:  # a duplicate, or finished
+            continue
+        n = _kit_moves(masks, part, consts, out, scratch)
+        weight = 0
+        best = -1  # the best child out of the tier, for the mover
+        for m in range(n):
+            q = _kit_part_of(out[m], kinds, codes, code_part, radix)
+            if q < 0:
+                bad = e
+                continue
+            for x in range(kinds + 1):
+                child[x] = out[m, x]
+            slot = part_slot[q]
+            if slot == 0:
+                o = kit_numbering.order_of_masks(child, part_rows[q, :kinds], tables, _KIT_KEYS)
+                if o == 0:  # left out of the numbering, yet a move leads there
+                    bad = e
+                weight += o
+                continue
+            entry = kit_numbering.entry_of_masks(child, part_rows[q, :kinds], tables_b if part_group[q] else tables_a,
+                                                 _KIT_KEYS)[0]
+            if entry < 0:
+                bad = e
+                continue
+            v = np.int64(children[slot - 1][part_offset[q] + entry])
+            if v == invalid:
+                bad = e
+            elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
+                best = v
+        if best >= 0:
+            counts_out[i] = 1
+            child_value[i * width] = best
+        if weight % order:
+            bad = e
+        counter[i] = weight // order
+    return bad
+
+
 def _kit_block(first, tables):
     """The run of classes (the first class, over every key count) holding the boards
     whose first key kind is on the cells ``first``: with a key of one kind, their class."""
@@ -658,23 +742,26 @@ def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables,
 
 
 def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
-                       width, out, counts_out, max_moves, out_width, swap, turn):
+                       width, out, counts_out, max_moves, out_width, swap, turn, decided):
     """Un-moves from the game's ``unmoves`` kernel over a tier of several parts:
     ``entries`` and the parents written are the tier's (a part's offset plus its entry).
     Returns -1, or an entry with a parent whose key is not where :func:`_kit_parent_classes`
-    expects it."""
+    expects it. ``decided``: the scan took the value of each child the rules decide
+    (:func:`_kit_scan_parts`), so such an entry tells no parent and a parent the rules
+    decide has no counter; else (:func:`_kit_scan_linked`) every entry tells its
+    parents, none of which the rules decide (a parent has the move undone)."""
     bad = np.full(1, -1, dtype=np.int64)
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         found = _kit_parents_parts_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
                                         offsets, part_rows, kinds, consts, tables, codes, code_part, radix, width,
-                                        out, counts_out, max_moves, out_width, swap, turn)
+                                        out, counts_out, max_moves, out_width, swap, turn, decided)
         if found >= 0:
             bad[0] = found
     return bad[0]
 
 
 def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
-                            width, out, counts_out, max_moves, out_width, swap, turn):
+                            width, out, counts_out, max_moves, out_width, swap, turn, decided):
     """:func:`_kit_parents_parts` of ``entries[lo:hi]``."""
     cells = tables.sym.shape[1]
     bad = -1
@@ -685,7 +772,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         e = entries[i]
         p = _kit_part_at(offsets, e)
         kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
-        if _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+        if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
         want = _kit_parent_key(masks, kinds, tables, swap, turn)
@@ -697,9 +784,8 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                 continue
             for x in range(kinds + 1):
                 masks[x] = found[j, x]
-            code = _kit_outcome(masks, part_rows[q], consts, scratch)
-            if code != _KIT_OPEN:  # finished, or a value the rules know: no counter to tell
-                continue
+            if decided and _kit_outcome(masks, part_rows[q], consts, scratch) != _KIT_OPEN:
+                continue  # finished, or a value the rules know: no counter to tell
             first = masks[tables.order[0]]
             if first != want and _kit_block(first, tables) != _kit_block(want, tables):
                 bad = e

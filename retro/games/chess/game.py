@@ -116,6 +116,7 @@ def _closure(name: str) -> list[str]:
 
 
 MATERIALS = all_materials()
+_TIER_OF_PART: dict = {}  # a part -> its table (the stronger side to move)
 
 
 class ChessPosition(Position):
@@ -211,8 +212,11 @@ class Chess(PieceGame):
         return (first,) if mover == other else (first, _part(other, mover))
 
     def tier_of_part(self, part) -> tuple:
-        mover, other = _pieces_of(part)
-        return self._canonical_part(material_name(mover, other))
+        found = _TIER_OF_PART.get(tuple(part))
+        if found is None:
+            mover, other = _pieces_of(part)
+            found = _TIER_OF_PART[tuple(part)] = self._canonical_part(material_name(mover, other))
+        return found
 
     def child_tiers(self, tier) -> tuple:
         return tuple(self._canonical_part(name) for name in children_of(self.tier_name(tier)))
@@ -272,8 +276,12 @@ class Chess(PieceGame):
 
     def parse(self, text: str) -> Position:
         side, board, extras = fen.parse_fen(text.strip() if isinstance(text, str) else text)
-        game = self._game_holding(board)
-        return game.position_class(game, Side.WHITE if side == 0 else Side.BLACK, board, extras)
+        game = self._game_holding(board)  # refuses pawns of both sides
+        position = object.__new__(game.position_class)  # parse_fen has checked it
+        for name, value in (("game", game), ("side", Side.WHITE if side == 0 else Side.BLACK), ("board", board),
+                            ("hand", extras)):
+            object.__setattr__(position, name, value)
+        return position
 
     def _game_holding(self, board) -> Chess:
         white = "".join(TYPES[c - 1] for c in sorted(board) if 1 <= c <= 6)

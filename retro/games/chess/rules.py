@@ -271,7 +271,7 @@ def _generate(m, ep, consts, out, write):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def outcome(masks, tier, consts):
     """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring);
     the en-passant state is ``tier[12]``."""
@@ -297,14 +297,14 @@ def outcome(masks, tier, consts):
     return DRAWN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def moves(masks, tier, consts, out):
     """The children of every legal move, rows of ``out`` (see the module docstring);
     their count."""
     return _generate(masks, tier[EP], consts, out, True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def unmoves(masks, tier, consts, out):
     """The parents (see the module docstring): rows of ``out`` from their mover's view;
     their count."""

@@ -420,7 +420,16 @@ class PieceGame(GridGame):
 
     def view(self, position: Position) -> tuple[np.ndarray, tuple]:
         """The board from the side to move's view (``turn``ed for side 1), and its part
-        (the tier's counts and extras: the tier itself when tiers have one part)."""
+        (the tier's counts and extras: the tier itself when tiers have one part); kept
+        on the position (a probe asks for it three times). Not to be written to."""
+        seen = position.__dict__.get("_view")
+        if seen is not None:
+            return seen
+        seen = self._view(position)
+        object.__setattr__(position, "_view", seen)
+        return seen
+
+    def _view(self, position: Position) -> tuple[np.ndarray, tuple]:
         view = self._views[0][position.side.code]
         board = view[np.array(position.board, dtype=np.int64)].astype(np.uint8)
         if self.turn is not None and position.side.code == 1:
@@ -746,6 +755,13 @@ class PieceGame(GridGame):
 
     def index(self, position: Position) -> int:
         """The entry of ``position`` in its tier, or -1 when it is not stored (see :meth:`stored`)."""
+        found = position.__dict__.get("_index")
+        if found is None:  # kept: a probe asks whether it is stored, then for its entry
+            found = self._index(position)
+            object.__setattr__(position, "_index", found)
+        return found
+
+    def _index(self, position: Position) -> int:
         board, part = self.view(position)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         tier = self.tier_of_part(part)
@@ -967,8 +983,8 @@ class PieceGame(GridGame):
         codes, code_part, radix = self._code_table(rows)
         slot_of, offset_of, group_of = (np.array(x, dtype=np.int64) for x in (slot_of, offset_of, group_of))
         values = child_values(children, slots[1:], self.value_dtype)
-        # as many arrays as a power of two: the kernel compiles for a few tuple lengths only
-        values += (values[-1],) * ((1 << max(1, (len(values) - 1).bit_length())) - len(values))
+        # 16 arrays (or a greater power of two): the kernel compiles once, not per count of children
+        values += (values[-1],) * (max(16, 1 << (len(values) - 1).bit_length()) - len(values))
         kinds, consts, tables = self.kinds, self.consts, self.tables_of(tier)
         first_tables, second_tables = self.all_tables[0], self.all_tables[-1]
         width = self.cells_count + self.extras

@@ -69,7 +69,10 @@ FOUND = ("found in $RETRO_DB_DIR, ./db, the checkout's db/ (when run inside it),
 
 
 PIECES_HELP = ("nine men's morris with P pieces each (3..9; default 9) or W,B: White's and "
-               "Black's counts (5,4); implies --game nine-mens-morris")
+               "Black's counts (5,4), and implies --game nine-mens-morris; with --game chess, every "
+               "chess table of up to P pieces (3, 4 or 5)")
+MATERIAL_HELP = ("a chess table, such as KRPvKR (any case, the stronger side first or not), with "
+                 "every table it leads into; implies --game chess")
 
 
 class UsageError(Exception):
@@ -247,6 +250,7 @@ def _parser() -> argparse.ArgumentParser:
                        "folder; never in a ./db merely found here. Every build is recorded, "
                        "so probe, play and serve find a default-named file from anywhere)")
     build.add_argument("--pieces", metavar="P|W,B", help=PIECES_HELP)
+    build.add_argument("--material", metavar="TABLE", help=MATERIAL_HELP)
     build.add_argument("--stage", metavar="STAGE",
                        help="build only one stage of the game, which a later build without "
                        "--stage extends (nine men's morris: moving, the positions with both "
@@ -589,33 +593,54 @@ def _games(args: argparse.Namespace) -> int:
     for name, cls in games.GAMES.items():
         unlisted = [v for v in cls.variants if v not in (cls.listed_variants or cls.variants)]
         if unlisted:
-            print(f"{'':<{width}}  and {len(unlisted)} more {name} variants: "
-                  f"{cls.variant_option} W,B for unequal counts ({unlisted[0]} to {unlisted[-1]})")
+            how = cls.unlisted_how or f"{cls.variant_option} W,B for unequal counts"
+            print(f"{'':<{width}}  and {len(unlisted)} more {name} variants: {how} ({unlisted[0]} to {unlisted[-1]})")
     return 0
 
 
 NINE = "nine-mens-morris"
 
 
+CHESS = "chess"
+
+
+def _pieces_game(args: argparse.Namespace) -> str:
+    """The game whose variant ``--pieces`` or ``--material`` names: chess's with
+    ``--game chess`` or ``--material``, else nine men's morris's."""
+    return CHESS if getattr(args, "game", None) == CHESS or getattr(args, "material", None) is not None else NINE
+
+
 def _pieces_variant(args: argparse.Namespace) -> str | None:
-    """The variant ``--pieces`` names (None without it); it is nine men's morris's."""
+    """The variant ``--pieces`` or ``--material`` names (None without them): nine men's
+    morris's, or chess's (see :func:`_pieces_game`)."""
     pieces = getattr(args, "pieces", None)
-    if pieces is None:
+    material = getattr(args, "material", None)
+    if pieces is None and material is None:
         return None
     name = getattr(args, "game", None)
-    if name is not None and name != NINE:
+    option = "--material" if material is not None else "--pieces"
+    allowed = (CHESS,) if material is not None else (NINE, CHESS)
+    if name is not None and name not in allowed:
         games.get(name)  # an unknown name says so first
-        raise UsageError(f"--pieces is for {NINE}, not {name}")
+        raise UsageError(f"{option} is for {' and '.join(allowed)}, not {name}")
+    if material is not None and pieces is not None:
+        raise UsageError("--material names one chess table and --pieces every table of a piece count: "
+                         "give one of them")
     if getattr(args, "variant", None) is not None:
-        raise UsageError("--pieces is the variant of nine-mens-morris: give --pieces or --variant, not both")
+        raise UsageError(f"{option} names the variant: give {option} or --variant, not both")
+    if material is not None:
+        return material
+    if name == CHESS and pieces not in ("3", "4", "5"):
+        raise UsageError(f"--pieces {pieces}: chess tables have 3, 4 or 5 pieces")
     return pieces
 
 
 def _forced_game(args: argparse.Namespace):
-    """The game ``--game`` (and ``--pieces``) name, or None (probe, play, verify, analyze)."""
+    """The game ``--game`` (and ``--pieces``, ``--material``) name, or None (probe, play,
+    verify, analyze)."""
     pieces = _pieces_variant(args)
     if pieces is not None:
-        return games.get(NINE, pieces)
+        return games.get(_pieces_game(args), pieces)
     name = getattr(args, "game", None)
     variant = getattr(args, "variant", None)
     if variant is not None and not name:
@@ -629,7 +654,7 @@ def _game_of(args: argparse.Namespace):
     variant = getattr(args, "variant", None)
     pieces = _pieces_variant(args)
     if pieces is not None:
-        name, variant = NINE, pieces
+        name, variant = _pieces_game(args), pieces
     board = getattr(args, "board", None)
     if board is not None:
         if name != games.DEFAULT_GAME:

@@ -324,7 +324,7 @@ def test_not_served_is_404(web_client, db3):
     # The board it needs as `retro games` names it; those served by the keys the API takes.
     assert response.json() == {"error": f"no {games.musketeers_board(4).full_name} database is served "
                                         f"here (boards served: {only3.info()['boards'][0]['key']})"}
-    unknown = client.get("/api/v1/probe", params={"position": str(Position.start(3)), "game": "chess"})
+    unknown = client.get("/api/v1/probe", params={"position": str(Position.start(3)), "game": "go"})
     assert unknown.status_code == 400
     assert unknown.json()["error"].endswith(f"(boards served: {games.musketeers_board(3).file_stem})")
     only3.close()

@@ -61,6 +61,11 @@ PARTS = {
         "verify {d}/teeko.h5",
         "analyze {d}/teeko.h5",
         "probe --db {d}/teeko.h5 B .... .... .... ....",
+        # chess: the kit's kernels of tiers of parts with child tiers, its two symmetry groups
+        "build --game chess --variant 3 --out {d}/chess.h5",
+        "verify {d}/chess.h5",
+        "analyze {d}/chess.h5",
+        "probe --db {d}/chess.h5 8/8/8/8/8/2k5/8/KQ6 w - -",
     ],
 }
 

@@ -343,6 +343,7 @@ class Game:
     variant_option: ClassVar[str] = "--variant"  # how the CLI names a variant
     listed_variants: ClassVar[tuple[str, ...] | None] = None  # `retro games`' rows (None: all)
     variants_summary: ClassVar[str | None] = None  # the variants in messages (None: listed)
+    unlisted_how: ClassVar[str | None] = None  # how `retro games` says to name the others
     stages: ClassVar[tuple[str, ...]] = ()  # named parts a build may stop after (`--stage`)
 
     def __init__(self, variant: str = "") -> None:

@@ -195,6 +195,7 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
     probe_get = api(("position", "game"),
                     lambda q: (service.probe(q.get("position"), q.get("game")), True))
     line = api(("position", "game"), lambda q: (service.line(q.get("position"), q.get("game")), True))
+    standard = api(("fen",), lambda q: (service.tablebase(q.get("fen")), True))
     play = api(("position", "seed", "game"),
                lambda q: (service.play(q.get("position"), q.get("seed"), q.get("game")),
                           q.get("seed") is not None))
@@ -312,6 +313,7 @@ def create_app(service: Service, *, warm: bool = True, close: bool = False) -> S
         Route("/api/v1/play", play, methods=api_methods),
         Route("/api/v1/line", line, methods=api_methods),
         Route("/api/v1/info", info, methods=api_methods),
+        Route("/standard", standard, methods=api_methods),  # lichess's tablebase API, for chess
         Route("/health", health, methods=["GET", "HEAD"]),
         Route("/", index, methods=["GET", "HEAD"]),
         Route("/static/{name}", static, methods=["GET", "HEAD"]),

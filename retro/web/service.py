@@ -535,6 +535,26 @@ class Service:
         return _json({**probe_answer(position, db.probe(position), db.children(position), db.game),
                       "board": board.key})
 
+    def tablebase(self, fen: str | None) -> bytes:
+        """GET /standard: a chess position's value and every move's, best first, in the
+        JSON of lichess's tablebase server (distances to mate; no fifty-move rule, so no
+        DTZ: its fields are null)."""
+        if fen is None:
+            raise RequestError("missing parameter 'fen', e.g. fen=8/8/8/8/8/2k5/8/KQ6_w_-_-")
+        board, position = self.parse(fen, "chess")
+        db = board.db
+        game = position.game
+        answer = lichess_entry(position, db.probe(position))
+        answer["moves"] = []
+        for move, outcome in db.moves(position):
+            after = position.play(move)
+            entry = {"uci": move.text, "san": game.san(position, move),
+                     "zeroing": position.board[game.names.index(move.text[2:4])] != 0
+                     or position.board[game.names.index(move.text[:2])] in (6, 12),
+                     **lichess_entry(after, outcome)}
+            answer["moves"].append(entry)
+        return _json(answer)
+
     def line(self, text: str | None, game: str | None = None) -> bytes:
         """GET /api/v1/line: the principal line to the end, each step with its value, and
         the board that answered."""
@@ -634,6 +654,30 @@ class Service:
             "api": "v1",
             "boards": [board.info() for board in self.boards.values()],
         }
+
+
+def lichess_entry(position, outcome) -> dict:
+    """The fields lichess's tablebase server gives a position (or a move's), from its
+    side to move's view: ``dtm`` in plies, positive when it mates, negative when it is
+    mated (0 when checkmated, and for a draw)."""
+    over = position.is_over()
+    category = "draw" if outcome.is_draw else "win" if outcome.side_to_move_wins else "loss"
+    dtm = 0 if outcome.is_draw else outcome.plies if outcome.side_to_move_wins else -outcome.plies
+    return {"checkmate": over and outcome.winner is not None, "stalemate": over and outcome.is_draw,
+            "variant_win": False, "variant_loss": False, "insufficient_material": insufficient_material(position),
+            "dtz": None, "precise_dtz": None, "dtm": dtm, "dtw": None, "dtc": None, "category": category}
+
+
+def insufficient_material(position) -> bool:
+    """Neither side can mate whatever is played: kings alone, a king and one minor piece
+    against a king, or bishops only, all on squares of one colour."""
+    pieces = [(s, c) for s, c in enumerate(position.board) if c and c not in (1, 7)]
+    if any((c - 1) % 6 in (1, 2, 5) for _, c in pieces):  # a queen, a rook or a pawn
+        return False
+    if len(pieces) <= 1:
+        return True
+    bishops = [s for s, c in pieces if (c - 1) % 6 == 3]
+    return len(bishops) == len(pieces) and len({(s // 8 + s % 8) % 2 for s in bishops}) == 1
 
 
 def _json(data: dict) -> bytes:

@@ -150,7 +150,8 @@ class Chess(PieceGame):
                    "url": "https://doi.org/10.3233/ICG-1986-9302"})
     sides = Side
     variants = ("3", "4", "5", *MATERIALS)
-    listed_variants = ("3", "4", "5")
+    listed_variants = ("3", "4")  # (5: every 5-piece table, hours to count and build)
+    unlisted_how = "--pieces 5, or --material TABLE for one table and those it leads into"
     variants_summary = "3, 4, 5 (every table of so many pieces) or a table such as KRPvKR"
     symmetries = 8
     rows, cols = 8, 8
@@ -187,10 +188,21 @@ class Chess(PieceGame):
         tidy = text.strip()
         if tidy.isdigit():
             return tidy
-        found = re.fullmatch(r"(k?[qrbnp]*)[v_\- ]+(k?[qrbnp]*)", tidy.lower())
+        found = re.fullmatch(r"(k?[qrbnp]*)[v_\- ]+(k?[qrbnp]*)|(k[qrbnp]*)(k[qrbnp]*)", tidy.lower())
         if not found:
             return text
-        return material_name(found[1].upper().replace("K", ""), found[2].upper().replace("K", ""))
+        first, second = (found[1], found[2]) if found[1] is not None else (found[3], found[4])
+        name = material_name(first.upper().replace("K", ""), second.upper().replace("K", ""))
+        if "P" in first.upper() and "P" in second.upper():
+            from .. import UnknownGameError
+
+            raise UnknownGameError(f"{name}: tables with pawns of both sides (where en passant arises) "
+                                   "are not built yet")
+        if len(name) - 1 > MAX_PIECES:
+            from .. import UnknownGameError
+
+            raise UnknownGameError(f"{name}: {len(name) - 1} pieces; chess tables have at most {MAX_PIECES}")
+        return name
 
     # --- tiers: a table per material, its two sides to move as parts --------------
 

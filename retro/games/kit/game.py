@@ -92,9 +92,10 @@ from ...errors import (
 )
 from ...values import draw_value, not_a_position
 from ..notation import invisible_character, position_tokens, tidy_move
-from ..protocol import DUPLICATE, FILES, OPEN, Expansion, GridGame, TierKernels, child_values
+from ..protocol import DUPLICATE, OPEN, Expansion, GridGame, TierKernels, child_values
 from ..protocol import Side as SideBase
 from . import compiler, numbering
+from .cells import FILES
 from .compiler import CopyPropagatingCompiler
 
 LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)

@@ -12,7 +12,9 @@ either case). A move is the action
 
     action = ((from + 1) * n + to) * (n + 1) + (remove + 1)
 
-with ``from`` and ``remove`` -1 when the move has none: a fixed discrete space of
+with ``from`` and ``remove`` -1 when the move has none; chess's moves, written in UCI
+(``geometry()["moves"] == "uci"``: ``e2e4``, ``e7e8q``), take ``remove`` for the piece a
+pawn promotes to (0..3: q, r, b, n): a fixed discrete space of
 ``(n + d + 1) * n * (n + 1)`` actions per game, ``d`` the kinds a hand may hold (0 but
 in Dōbutsu shōgi, 3): tic-tac-toe 900, six men's morris 4,624, nine men's morris 15,000,
 Three Musketeers 5×5 16,900, Dōbutsu shōgi 2,496, most of them never legal; the
@@ -46,6 +48,8 @@ from ..errors import PositionError
 from ..games.protocol import Game
 
 _MOVE = re.compile(r"^(?:([a-z][0-9]{1,2})-|([A-Za-z])\*)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$")
+_UCI = re.compile(r"^([a-z][0-9]{1,2})([a-z][0-9]{1,2})([qrbn])?$")
+PROMOTIONS = "qrbn"  # a UCI move's promotion, as its action's remove
 
 
 class EncodingError(ValueError):
@@ -93,6 +97,7 @@ class Encoding:
         object.__setattr__(self, "drops", "".join(dict.fromkeys(letters.upper())))  # a drop's letter
         object.__setattr__(self, "hands", bool(geometry.get("hands")) and not letters)  # counts
         object.__setattr__(self, "pieces_per_side", int(geometry.get("pieces_per_side") or 0))
+        object.__setattr__(self, "uci", geometry.get("moves") == "uci")
         if self.hands and self.pieces_per_side < 1:  # the hand planes' scale
             raise ValueError(f"{self.game.full_name} has hands but its geometry gives no pieces_per_side")
 
@@ -107,12 +112,18 @@ class Encoding:
 
     def action(self, move) -> int:
         """The action id of a move (a move object or its text)."""
+        n = len(self.points)
+        if self.uci:
+            match = _UCI.match(str(move))
+            if match is None:
+                raise EncodingError(f"{move} is not a move in UCI (from, to, promotion: e7e8q)")
+            origin, target = self._point(match[1]), self._point(match[2])
+            return ((origin + 1) * n + target) * (n + 1) + (PROMOTIONS.index(match[3]) + 1 if match[3] else 0)
         match = _MOVE.match(str(move))
         if match is None or (match[2] is not None and match[2].upper() not in self.drops):
             raise EncodingError(f"{move} is not a move of the form [from-]to[xremove]"
                                 + (" or piece*to" if self.drops else ""))
         origin, _, target, remove = (self._point(name) for name in (match[1], None, match[3], match[4]))
-        n = len(self.points)
         if match[2] is not None:
             origin = n + self.drops.index(match[2].upper())
         return ((origin + 1) * n + target) * (n + 1) + (remove + 1)
@@ -135,6 +146,9 @@ class Encoding:
         n = len(self.points)
         rest, remove = divmod(self.action_id(action), n + 1)
         origin, target = divmod(rest, n)
+        if self.uci:
+            return (self.points[origin - 1] if origin else "") + self.points[target] \
+                + (PROMOTIONS[remove - 1] if 0 < remove <= len(PROMOTIONS) else "")
         if origin > n:  # a drop
             return f"{self.drops[origin - n - 1]}*{self.points[target]}" + (f"x{self.points[remove - 1]}" if remove else "")
         text = (f"{self.points[origin - 1]}-" if origin else "") + self.points[target]

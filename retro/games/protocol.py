@@ -302,7 +302,7 @@ def slots(cells: Sequence[str], marked: Sequence[bool]) -> str:
     return "".join(out).rstrip()
 
 
-FILES = "abcde"  # the columns' letters of every grid, from the left
+FILES = "abcdefgh"  # the columns' letters of every grid, from the left
 
 
 def grid_text(rows: list[str], files: str = FILES, marked: Collection[str] = ()) -> str:

@@ -400,7 +400,14 @@ class Chess(PieceGame):
             return f"{position.side.title} is stalemated: a draw"
         raise ValueError(f"{position} is not finished")
 
+    _DRAWN = [8 * r + f for r in range(7, -1, -1) for f in range(8)]  # rank 8 first, as FEN and boards show it
+
     def geometry(self) -> dict:
+        """The squares rank 8 first, drawn on top (White's view); ``.`` an empty square."""
         out = super().geometry()
-        out.update(empty=".")
+        out.update(points=[dict(out["points"][p], y=7 - p // 8) for p in self._DRAWN], empty=".", moves="uci")
         return out
+
+    def cells(self, position) -> str:
+        chars = "." + fen.PIECES
+        return "".join(chars[position.board[p]] for p in self._DRAWN)

@@ -62,11 +62,14 @@ def side_letters(game) -> str:
 
 
 def families() -> dict:
-    """Each family of notation (``morris``) and its first registered game, in registry order."""
+    """Each family of notation (``morris``) whose positions start with the side to move,
+    and its first registered game, in registry order (what an unknown side's message
+    names; not chess's FEN, which writes the board first)."""
     out: dict = {}
     for name in games.GAMES:
         game = games.get(name)
-        out.setdefault(game.family, game)
+        if not game.board_first:
+            out.setdefault(game.family, game)
     return out
 
 

@@ -18,6 +18,7 @@ from retro.db.format import DatabaseFile
 from retro.engine import peak_rss, solvers
 from retro.engine.build import build
 from retro.games.kit import OPEN, PieceGame
+from retro.values import not_a_position
 
 LIMIT = 400_000  # entries of the variants checked whole
 
@@ -107,7 +108,7 @@ def test_unmoves_undo_moves_with_the_stabiliser_weights(built):
             known = position._outcome() >= 2  # a value the rules know: its moves are not undone
             for child in position.successors().values():  # a child whose mover has lost is not stored
                 if game.stored(child) and game.tier_of(child) == tuple(tier):
-                    ruled = len(game.parts(tier)) > 1 and child._outcome() != OPEN
+                    ruled = game.rules_decide_children(tier) and child._outcome() != OPEN
                     assert (entry in parents_of.get(game.index(child), ())) == (not known and not ruled)
             for parent in parents_of.get(entry, ()):
                 before = game.position_at(tier, parent)
@@ -148,6 +149,10 @@ def named(game, before, after) -> str:
     changed = [c for c in range(len(before.board)) if before.board[c] != after.board[c]]
     left = [game.names[c] for c in changed if before.board[c] in mine]
     took = [c for c in changed if after.board[c] in mine]
+    if game.geometry().get("moves") == "uci":  # chess: from, to, the piece a pawn became
+        (origin,), (target,) = [c for c in changed if before.board[c] in mine], took
+        promoted = after.board[target] != before.board[origin]
+        return left[0] + game.names[target] + (list(game.piece_kinds)[after.board[target] - 1].lower() if promoted else "")
     prefix = game.drop_prefix(after.board[took[0]]) if took and not left else ""
     return prefix + "-".join(left + [game.names[c] for c in took])
 
@@ -202,7 +207,9 @@ def unmove_census(kernels, value_dtype):
     finished, counter, counts = (np.empty(size, dtype=np.int64) for _ in range(3))
     child_values = np.empty(size * width, dtype=value_dtype)
     assert kernels.scan(0, size, width, finished, counter, counts, child_values) == -1
-    canonical = np.flatnonzero(finished != -3)
+    # the entries whose moves the solver undoes: not duplicates, nor boards that are no
+    # position (a value, never a level)
+    canonical = np.flatnonzero((finished != -3) & (finished != not_a_position(value_dtype)))
     pw = kernels.parents_width
     out = np.empty(len(canonical) * pw, dtype=np.uint32)
     found = np.empty(len(canonical), dtype=np.int64)

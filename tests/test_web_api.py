@@ -621,8 +621,8 @@ def test_the_game_parameter_picks_a_notation(web_client):
     plain = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...",
                                                     "game": "three-mens-morris"})
     assert plain.status_code == 200 and plain.json()["game"] == "three-mens-morris"
-    unknown = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...", "game": "chess"})
-    assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json()["error"]
+    unknown = web_client.get("/api/v1/probe", params={"position": "W 3 3 ... ... ...", "game": "go"})
+    assert unknown.status_code == 400 and "unknown game 'go'" in unknown.json()["error"]
     # It lists the boards the game parameter (and the page's links) take: every key of info.
     served = unknown.json()["error"].rsplit("(boards served: ", 1)[1].rstrip(")")
     keys = [board["key"] for board in web_client.get("/api/v1/info").json()["boards"]]

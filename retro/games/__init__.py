@@ -122,6 +122,8 @@ def identify(text: str) -> tuple[Game, object]:
         return game.for_position(position), position
     scores = [game.resemblance(text) for game, _ in errors]
     closest = [pair for pair, score in zip(errors, scores) if score == max(scores)]
+    if len(closest) > 1:  # side letters are named for the notations that start with them
+        closest = [pair for pair in closest if not pair[0].board_first] or closest
     tokens = position_tokens(text) if isinstance(text, str) else None
     letters = {side.letter for game in _parsers() for side in game.sides}
     families = {game.family: game for game, _ in closest}

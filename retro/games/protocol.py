@@ -344,6 +344,10 @@ class Game:
     listed_variants: ClassVar[tuple[str, ...] | None] = None  # `retro games`' rows (None: all)
     variants_summary: ClassVar[str | None] = None  # the variants in messages (None: listed)
     unlisted_how: ClassVar[str | None] = None  # how `retro games` says to name the others
+    # A notation that writes the board before the side to move (chess's FEN): the side
+    # letters of messages and the first group's name (``first_row_name``) say so.
+    board_first: ClassVar[bool] = False
+    first_row_name: ClassVar[str] = "row 1"  # what the notation calls its first group of points
     stages: ClassVar[tuple[str, ...]] = ()  # named parts a build may stop after (`--stage`)
 
     def __init__(self, variant: str = "") -> None:

@@ -30,6 +30,12 @@ _GAME = {
                    "reads the position. " + CHOICE,
     "schema": {"type": "string", "maxLength": 40}, "example": "tic-tac-toe",
 }
+_FEN = {
+    "name": "fen", "in": "query", "required": True,
+    "description": "A chess position: FEN's first four fields (castling '-'), separated by spaces "
+                   "(URL-encoded) or by _; the move counters may follow.",
+    "schema": {"type": "string"}, "example": "8/8/8/8/8/8/8/K2kr3_w_-_-",
+}
 _SEED = {
     "name": "seed", "in": "query", "required": False,
     "description": "Makes the choice among equally good moves reproducible (without it the "
@@ -198,6 +204,15 @@ def openapi() -> dict:
                 "table is still being filled); Three Musketeers also its board size and "
                 "enemy-men limit. And retro's version.",
                 [], {"type": "object"}, (304,))},
+            "/standard": {"get": get(
+                "A chess position, as lichess's tablebase server answers",
+                "The value of a chess position and of every move, best first, in the JSON of "
+                "lichess's tablebase server (`category` win, draw or loss; `dtm` in plies, "
+                "positive when the side to move mates, 0 for a draw; `dtz` and `precise_dtz` "
+                "null: no fifty-move rule).",
+                [_FEN], {"type": "object", "required": ["category", "dtm", "checkmate", "stalemate",
+                                                       "insufficient_material", "moves"]},
+                (304, 400, 404))},
             "/health": {"get": {"summary": "Liveness", "responses": {"200": {
                 "description": "OK", "content": {"application/json": {"schema": {
                     "type": "object", "properties": {"status": {"const": "ok"}}}}}}}}},

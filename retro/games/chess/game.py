@@ -149,7 +149,9 @@ class Chess(PieceGame):
                   {"title": "K. Thompson, Retrograde analysis of certain endgames (1986)",
                    "url": "https://doi.org/10.3233/ICG-1986-9302"})
     sides = Side
-    variants = ("3", "4", "5", *MATERIALS)
+    # the tables, each piece count the strongest first (KQvK before KRvK): KvK alone is no variant
+    variants = ("3", "4", "5", *sorted(MATERIALS[1:], key=lambda n: (len(n) - 1, n.count("P"),
+                                                                        [-x for x in _strength(_sides_of(n)[0])[:2]], n)))
     listed_variants = ("3", "4")  # (5: every 5-piece table, hours to count and build)
     unlisted_how = "--pieces 5, or --material TABLE for one table and those it leads into"
     variants_summary = "3, 4, 5 (every table of so many pieces) or a table such as KRPvKR"
@@ -168,6 +170,8 @@ class Chess(PieceGame):
     key_kinds = (1, 7)  # the kings
     cell_characters = "KQRBNPkqrbnp12345678/"
     position_class = ChessPosition
+    board_first = True  # FEN: the ranks, then the side to move
+    first_row_name = "rank 8"
     move_example = "e2e4"
 
     def __init__(self, variant: str = "3") -> None:
@@ -301,9 +305,11 @@ class Chess(PieceGame):
         name = material_name(white, black)
         if name in self._tier_of_name:
             return self
-        if name not in self.variants:
+        if name in self.variants:
+            return _variant(type(self), name)
+        if "P" in name.split("v")[0] and "P" in name.split("v")[1]:
             raise PositionError(f"{name}: pawns of both sides are not in retro's chess tables yet")
-        return _variant(type(self), name)
+        return _variant(type(self), "3")  # KvK: in every set of tables
 
     def for_position(self, position):
         return position.game if position.game is self else self._game_holding(position.board)
@@ -320,7 +326,11 @@ class Chess(PieceGame):
         return [(8,) * 8]
 
     def resemblance(self, text: str) -> int:
-        return 10 if isinstance(text, str) and re.match(r"^\s*[KQRBNPkqrbnp1-8]+(/[KQRBNPkqrbnp1-8]+){7}\s", text) else 0
+        """FEN's eight ranks between slashes: more than any side-first notation scores."""
+        tokens = text.split() if isinstance(text, str) else []
+        if not tokens or tokens[0].count("/") != 7:
+            return 0
+        return 20 + (len(tokens) > 1 and tokens[1] in ("w", "b"))
 
     def move_texts(self, before: Position, rows: np.ndarray) -> list[str]:
         """UCI: the square left, the square taken, the piece a pawn promotes to."""

@@ -699,7 +699,10 @@ class PieceGame(GridGame):
         buffers it touches (about 100 MB at most)."""
         item = np.dtype(self.value_dtype).itemsize
         size = self.tier_size(tier)
-        fixed = (8 << 20) + min(size, 1 << 18) * (24 + item * self.max_moves) \
+        slots = (tuple(tier), *self.child_tiers(tier))
+        parts = self.unmoves == "own" and any(len(self.parts(s)) > 1 for s in slots)
+        width = 1 if parts else self.max_moves  # children's values a scanned entry keeps (parts: the best)
+        fixed = (8 << 20) + min(size, 1 << 18) * (24 + item * width) \
             + min(size, 1 << 16) * self.max_moves * 4 + min(size, 1 << 23) * 8
         return self.bytes_per_entry * size + fixed + sum(item * self.tier_size(c) for c in self.child_tiers(tier))
 
@@ -998,6 +1001,13 @@ class PieceGame(GridGame):
 
         return scan_part
 
+    def rules_decide_children(self, tier) -> bool:
+        """Whether the un-move solver takes the value of each child of ``tier`` that the
+        rules decide (finished, or a value ``outcome`` knows) from the rules rather than
+        from its entry, never undoing its moves: a tier of several parts with no child
+        tiers (Dōbutsu shōgi's). Elsewhere every entry's moves are undone."""
+        return len(self.parts(tier)) > 1 and not self.child_tiers(tier) and self.unmoves == "own"
+
     def _part_kernels(self, tier, children: dict) -> TierKernels:
         """The un-move solver's kernels of a loopy tier of several parts (or whose child
         tiers have several), with the game's own un-moves: Dōbutsu shōgi's, whose moves
@@ -1011,7 +1021,7 @@ class PieceGame(GridGame):
         dtype = self.value_dtype
         draw, invalid = draw_value(dtype), not_a_position(dtype)
         most, back = self.max_moves, self.max_unmoves or self.max_moves
-        decided = not self.child_tiers(tier)
+        decided = self.rules_decide_children(tier)
         if decided:
             def scan_part(p, lo, hi, w, finished, counter, counts, child_value):
                 return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, radix,

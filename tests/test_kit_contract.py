@@ -152,7 +152,8 @@ def named(game, before, after) -> str:
     if game.geometry().get("moves") == "uci":  # chess: from, to, the piece a pawn became
         (origin,), (target,) = [c for c in changed if before.board[c] in mine], took
         promoted = after.board[target] != before.board[origin]
-        return left[0] + game.names[target] + (list(game.piece_kinds)[after.board[target] - 1].lower() if promoted else "")
+        letter = list(game.piece_kinds)[after.board[target] - 1].lower()
+        return left[0] + game.names[target] + (letter if promoted else "")
     prefix = game.drop_prefix(after.board[took[0]]) if took and not left else ""
     return prefix + "-".join(left + [game.names[c] for c in took])
 

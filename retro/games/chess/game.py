@@ -150,8 +150,8 @@ class Chess(PieceGame):
                    "url": "https://doi.org/10.3233/ICG-1986-9302"})
     sides = Side
     # the tables, each piece count the strongest first (KQvK before KRvK): KvK alone is no variant
-    variants = ("3", "4", "5", *sorted(MATERIALS[1:], key=lambda n: (len(n) - 1, n.count("P"),
-                                                                        [-x for x in _strength(_sides_of(n)[0])[:2]], n)))
+    variants = ("3", "4", "5", *sorted(MATERIALS[1:], key=lambda n: (
+        len(n) - 1, n.count("P"), [-x for x in _strength(_sides_of(n)[0])[:2]], n)))
     listed_variants = ("3", "4")  # (5: every 5-piece table, hours to count and build)
     unlisted_how = "--pieces 5, or --material TABLE for one table and those it leads into"
     variants_summary = "3, 4, 5 (every table of so many pieces) or a table such as KRPvKR"

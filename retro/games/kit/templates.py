@@ -391,8 +391,8 @@ def _kit_parent_blocks_span(lo, hi, entries, kinds, tier, tables, swap, out):
         out[i] = max(0, tables.combo_class[tables.combo_off[k] + r]) * m
 
 
-def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, tables_a, tables_b, slot_group, finished, counts_out,
-                starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
+def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, tables_a, tables_b, slot_group, finished,
+                counts_out, starts, child_slot, child_entry, draw, invalid, max_moves, out_width, fill):
     """The explicit expansion of entries ``first..stop-1``: with ``fill`` False each
     entry's finished value and its number of moves (``counts_out``); with ``fill`` True
     its children from ``starts[i]`` (slot and entry; slot ``-1 - v`` for a child the
@@ -405,8 +405,8 @@ def _kit_expand(first, stop, kinds, tier, consts, tables, slot_keys, tables_a, t
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_expand_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, tier, consts, tables, slot_keys,
-                                 tables_a, tables_b, slot_group, finished, counts_out, starts, child_slot, child_entry, draw, invalid, max_moves,
-                                 out_width, fill)
+                                 tables_a, tables_b, slot_group, finished, counts_out, starts, child_slot,
+                                 child_entry, draw, invalid, max_moves, out_width, fill)
         if found >= 0:
             bad[0] = found
     return bad[0]

@@ -145,3 +145,18 @@ def test_both_colours_share_one_table(chess3):
         white = db.probe("8/8/8/8/8/2k5/8/KQ6 w - -")
         black = db.probe("kq6/8/2K5/8/8/8/8/8 b - -")
         assert white.plies == black.plies and white.side_to_move_wins == black.side_to_move_wins
+
+
+def test_the_positions_counted_are_the_oracles_both_colours():
+    """KQvK holds every legal placement of White's king and queen and Black's king with
+    either side to move (the oracle's positions, every symmetric image), and as many with
+    the colours swapped; the counts ``retro games`` lists (positions.json) are the kit's
+    own pass over the tables."""
+    game = games.get("chess", "3")
+    transforms = chess_oracle._transforms(False)
+    images = sum(len({tuple(sorted((t[s], p) for s, p in pieces)) for t in transforms})
+                 for _, pieces in chess_oracle.solve("KQ", "K"))
+    tier = next(t for t in game.tiers() if game.tier_name(t) == "KQvK")
+    assert game.positions_in(tier) == 2 * images
+    for tier in game.tiers():
+        assert game.positions_in(tier) == game.count_positions(tier), game.tier_name(tier)

@@ -26,9 +26,11 @@ are dropped); moves in UCI (``e7e8q``) or SAN (``e8=Q+``), written in UCI.
 
 from __future__ import annotations
 
+import json
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import combinations_with_replacement
+from pathlib import Path
 
 import numpy as np
 
@@ -116,6 +118,26 @@ def _closure(name: str) -> list[str]:
 
 
 MATERIALS = all_materials()
+_POSITIONS = Path(__file__).with_name("positions.json")
+
+
+@lru_cache(maxsize=1)
+def _known_positions() -> dict:
+    """Table -> positions, as :func:`write_positions` counted them."""
+    try:
+        return json.loads(_POSITIONS.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def write_positions(most: int = 4) -> None:
+    """Count the positions of every table of up to ``most`` pieces by the kit's pass and
+    write ``positions.json`` (``python -c "from retro.games.chess.game import
+    write_positions; write_positions()"``)."""
+    game = Chess(str(most))
+    counts = {game.tier_name(t): game.count_positions(t) for t in game.tiers()}
+    _POSITIONS.write_text(json.dumps(counts, indent=0) + "\n")
+    _known_positions.cache_clear()
 _TIER_OF_PART: dict = {}  # a part -> its table (the stronger side to move)
 
 
@@ -239,6 +261,18 @@ class Chess(PieceGame):
 
     def loopy(self, tier) -> bool:
         return True
+
+    def positions_in(self, tier) -> int:
+        """The table's positions (both sides to move, every symmetric image): counted
+        once by the kit's pass over its entries and kept in ``positions.json`` for the
+        tables of up to 4 pieces (``retro games`` lists them; the pass over the 4-piece
+        tables takes half a minute), counted on demand for the others."""
+        known = _known_positions().get(self.tier_name(tier))
+        return known if known is not None else super().positions_in(tier)
+
+    def count_positions(self, tier) -> int:
+        """:meth:`positions_in` by the kit's pass, never from ``positions.json``."""
+        return super().positions_in(tier)
 
     def groups(self) -> tuple:
         from ..kit.cells import grid_symmetries

@@ -186,8 +186,11 @@ class Outcome:
             return f"{who} {'win' if plural else 'wins'}"
         if self.plies == 0:
             return won_text(self.winner)
-        wins = "win" if plural else "wins"
-        return f"{who} {wins} in {self.plies} {'ply' if self.plies == 1 else 'plies'}"
+        plies = f"{self.plies} {'ply' if self.plies == 1 else 'plies'}"
+        mates = getattr(self.winner, "mates", None)  # chess counts moves: "White mates in 6 (11 plies)"
+        if mates:
+            return f"{who} {mates} in {(self.plies + 1) // 2} ({plies})"
+        return f"{who} {'win' if plural else 'wins'} in {plies}"
 
 
 _OUTCOMES: dict[tuple, Outcome] = {}

@@ -52,6 +52,11 @@ class Side(LetterSide):
     WHITE = "W"
     BLACK = "B"
 
+    @property
+    def mates(self) -> str:
+        """How a win is said: in moves, the plies after them (chess players count moves)."""
+        return "mates"
+
 
 def _strength(pieces: str) -> tuple:
     return (sum(WORTH.get(p, 0) for p in pieces), len(pieces), [-TYPES.index(p) for p in pieces])

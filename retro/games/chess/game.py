@@ -344,11 +344,9 @@ class Chess(PieceGame):
         name = material_name(white, black)
         if name in self._tier_of_name:
             return self
-        if name in self.variants:
-            return _variant(type(self), name)
         if "P" in name.split("v")[0] and "P" in name.split("v")[1]:
             raise PositionError(f"{name}: pawns of both sides are not in retro's chess tables yet")
-        return _variant(type(self), "3")  # KvK: in every set of tables
+        return _variant(type(self), str(max(3, len(name) - 1)))  # the set of its piece count (KvK: 3)
 
     def for_position(self, position):
         return position.game if position.game is self else self._game_holding(position.board)

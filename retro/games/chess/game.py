@@ -371,15 +371,8 @@ class Chess(PieceGame):
 
     def move_texts(self, before: Position, rows: np.ndarray) -> list[str]:
         """UCI: the square left, the square taken, the piece a pawn promotes to."""
-        other = before.side.other
-        cells = rows[:, :64]
-        if other.code == 1:
-            cells = cells[:, self.turn]
-        after = self._views[1][other.code][cells]
-        was = np.array(before.board)
-        mine = self._codes_of[before.side.value]
-        changed = after != was
-        left, took = changed & mine[was], changed & mine[after]
+        after, left, took = self._moved_cells(before, rows)
+        was = before.board
         texts = []
         for i in range(len(rows)):
             a, b = int(left[i].argmax()), int(took[i].argmax())

@@ -507,14 +507,7 @@ class PieceGame(GridGame):
         other = before.side.other
         if type(self).move_text is not PieceGame.move_text:
             return [self.move_text(before, self.position_of(row, other, checked=False)) for row in rows]
-        cells = rows[:, :self.cells_count]
-        if self.turn is not None and other.code == 1:
-            cells = cells[:, self.turn]
-        after = self._views[1][other.code][cells]
-        was = np.array(before.board)
-        mine = self._codes_of[before.side.value]
-        changed = after != was
-        left, took = changed & mine[was], changed & mine[after]
+        after, left, took = self._moved_cells(before, rows)
         words: list[list[str]] = [[] for _ in range(len(rows))]
         for cells_of in (left, took):  # the cells each move left, then those it took, in order
             at, where = np.nonzero(cells_of)
@@ -524,6 +517,20 @@ class PieceGame(GridGame):
         for i in np.flatnonzero(drops).tolist():
             words[i][0] = self.drop_prefix(int(after[i, took[i].argmax()])) + words[i][0]
         return ["-".join(w) for w in words]
+
+    def _moved_cells(self, before: Position, rows: np.ndarray) -> tuple:
+        """For the children ``rows`` of ``before`` (the rules' rows): each child's board
+        of notation codes, and the cells each move emptied of the mover's pieces and
+        those it filled with them (bool arrays, a row a child)."""
+        other = before.side.other
+        cells = rows[:, :self.cells_count]
+        if self.turn is not None and other.code == 1:
+            cells = cells[:, self.turn]
+        after = self._views[1][other.code][cells]
+        was = np.array(before.board)
+        mine = self._codes_of[before.side.value]
+        changed = after != was
+        return after, changed & mine[was], changed & mine[after]
 
     def move_text(self, before: Position, after: Position) -> str:
         """The text of the move from ``before`` to ``after`` (see :meth:`move_texts`)."""
@@ -850,11 +857,10 @@ class PieceGame(GridGame):
                              "has a move into a tier not among its child tiers")
         return finished, starts, child_slot, child_entry
 
-    def _expansion_of_parts(self, tier, first: int, stop: int):
-        """:meth:`_expansion` of a tier of several parts, part by part: each child's part
-        is found among every part of the tier and of its child tiers (a row of keys
-        each), then turned into its tier's slot and entry."""
-        slots = (tuple(tier), *self.child_tiers(tier))
+    def _linked_parts(self, slots):
+        """The parts of every tier of ``slots`` (a tier, then its child tiers) as rows
+        (int64, the tier's own first), and for each row its slot, where its entries start
+        in its tier, and its tier's symmetry group."""
         rows, slot_of, offset_of, groups = [], [], [], []
         for slot, key in enumerate(slots):
             parts, offsets, _ = self._part_offsets(key)
@@ -862,9 +868,15 @@ class PieceGame(GridGame):
             slot_of += [slot] * len(parts)
             offset_of += [int(o) for o in offsets[:-1]]
             groups += [self.group_of(key)] * len(parts)
-        keys = np.array(rows, dtype=np.int64).reshape(len(rows), -1)
-        groups = np.array(groups, dtype=np.int64)
-        slot_of, offset_of = np.array(slot_of, dtype=np.int64), np.array(offset_of, dtype=np.int64)
+        return (np.array(rows, dtype=np.int64).reshape(len(rows), -1),
+                *(np.array(x, dtype=np.int64) for x in (slot_of, offset_of, groups)))
+
+    def _expansion_of_parts(self, tier, first: int, stop: int):
+        """:meth:`_expansion` of a tier of several parts, part by part: each child's part
+        is found among every part of the tier and of its child tiers (a row of keys
+        each), then turned into its tier's slot and entry."""
+        slots = (tuple(tier), *self.child_tiers(tier))
+        keys, slot_of, offset_of, groups = self._linked_parts(slots)
         parts, offsets, _ = self._part_offsets(tier)
         pieces = []
         for i, part in enumerate(parts):
@@ -976,16 +988,8 @@ class PieceGame(GridGame):
         entries of part ``p``: a function of ``(p, lo, hi, i, arrays)``."""
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
-        rows, slot_of, offset_of, group_of = [], [], [], []
-        for slot, key in enumerate(slots):
-            parts, offsets, _ = self._part_offsets(key)
-            rows += parts
-            slot_of += [slot] * len(parts)
-            offset_of += [int(o) for o in offsets[:-1]]
-            group_of += [self.group_of(key)] * len(parts)
-        rows = np.array(rows, dtype=np.int64)
+        rows, slot_of, offset_of, group_of = self._linked_parts(slots)
         codes, code_part, radix = self._code_table(rows)
-        slot_of, offset_of, group_of = (np.array(x, dtype=np.int64) for x in (slot_of, offset_of, group_of))
         values = child_values(children, slots[1:], self.value_dtype)
         # 16 arrays (or a greater power of two): the kernel compiles once, not per count of children
         values += (values[-1],) * (max(16, 1 << (len(values) - 1).bit_length()) - len(values))

@@ -295,6 +295,9 @@ def test_morris_and_tic_tac_toe_on_the_page(page, web_server, db_6mm, db_ttt):
         expected = ["=" if o.winner is None else "✓" if o.winner.value == "O" else "✗"
                     for _, o in db.moves(ttt.start().play("b2"))]
         assert marks == expected
+    # No chessboard here: squares of one colour, its own pieces, no note.
+    assert page.locator("#board .chessboard, #board .figure, #board .sq.dark").count() == 0
+    assert page.is_hidden("#game-note")
 
 
 # --- playing, the editor, variations, the keyboard (issue 20) ------------------------------
@@ -497,6 +500,7 @@ def test_the_position_editor(page, web_server, dbs, game_dbs, db5_low):
     load(page, web_server)  # 4x4
     page.click("#edit")
     assert page.is_visible("#editor") and page.is_hidden("#controls")
+    assert page.is_hidden("#edit-palette")  # one kind of piece a side: a click cycles
     page.click("#edit-clear")
     wanted = Position.parse("E OX.. .O.. ..O. X...")
     clicks = {"a1": 1, "b1": 2, "b2": 1, "c3": 1, "a4": 2}  # empty -> O -> X -> empty
@@ -1076,3 +1080,113 @@ def test_the_chart_legend_names_the_game_s_own_outcomes_only(page, web_server, w
         assert all(text and width > 0 for _, text, width in items), (key, items)  # a swatch, and its words
         for side, text in zip(game.sides, sides):
             assert side.title.lower() in text.lower(), (key, items)
+
+
+# --- chess: a chessboard, its editor, promotion --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def chess_server(databases):
+    """A live server of the 3-piece chess set alone (the session's serves no chess): its
+    URL and the database, open."""
+    from conftest import live_server
+    from retro.web import Service, create_app
+
+    path = databases("chess", "3")
+    service = Service.open([path])
+    db = open_database(path)
+    try:
+        with live_server(create_app(service)) as url:
+            yield url, db
+    finally:
+        db.close()
+        service.close()
+
+
+def test_chess_on_the_page(page, chess_server):
+    """A chessboard (light and dark squares, figures, files under it), the moves' values
+    in chess words, a promotion's choice, the editor's palette, a pasted FEN, and the
+    fifty-move note."""
+    from retro import games
+
+    url, db = chess_server
+    chess = games.get("chess", "3")
+    start = chess.start()
+    load(page, f"{url}?game=chess-3")
+    wait_for(page, start)
+    assert page.locator("#board svg.chessboard").count() == 1
+    assert page.locator("#board .sq.dark").count() == 32 and page.locator("#board .sq.light").count() == 32
+    corners = page.eval_on_selector("#board", "b => [0, 7, 56, 63].map(i => b.querySelectorAll('rect.sq')[i]"
+                                    ".classList.contains('light'))")
+    assert corners == [True, False, False, True]  # a8 and h1 light, h8 and a1 dark
+    assert sorted(page.eval_on_selector_all("#board .figure", "fs => fs.map(f => f.closest('.piece').dataset.piece)")) \
+        == ["K", "P", "k"]
+    files = page.eval_on_selector_all("#board .coord", "cs => cs.filter(c => /[a-h]/.test(c.textContent))"
+                                      ".map(c => +c.getAttribute('y'))")
+    assert len(files) == 8 and min(files) > 8  # under the board: rank 1's side, in White's view
+    assert "fifty-move rule" in page.text_content("#game-note") and page.is_visible("#game-note")
+    assert page.text_content("#value") == value_text(db.probe(start))  # "White mates in 22 (43 plies)"
+    assert page.text_content("#turn").startswith("White to move")
+    said = page.eval_on_selector_all("#moves button", "bs => bs.map(b => [b.dataset.move, "
+                                     "b.querySelector('.words').textContent])")
+    assert said == [[str(m), str(o)] for m, o in db.moves(start)]
+    assert any("mates in" in words for _, words in said)
+    page.click('rect[data-square="e8"]')
+    assert page.text_content("#message") == "That is Black's king: White is to move."
+
+    pawn = chess.parse("k7/6P1/8/8/8/8/8/4K3 w - -")  # g7-g8: what the pawn becomes
+    load(page, f"{url}?start={str(pawn).replace(' ', '_')}&game=chess-3")
+    wait_for(page, pawn)
+    page.click('rect[data-square="g7"]')
+    page.click('rect[data-square="g8"]')
+    assert page.is_visible("#promotion") and shown(page) == str(pawn)
+    choices = page.eval_on_selector_all("#promotion-choices button", "bs => bs.map(b => b.dataset.move)")
+    assert choices == ["g7g8q", "g7g8r", "g7g8b", "g7g8n"]
+    values = dict((str(m), o) for m, o in db.moves(pawn))
+    assert page.get_attribute('#promotion button[data-move="g7g8b"]', "aria-label") == \
+        f"Bishop (g7g8b): {values['g7g8b']}"
+    page.keyboard.press("Escape")  # no move
+    assert page.is_hidden("#promotion") and moves_in_url(page) == []
+    page.click('rect[data-square="g7"]')
+    page.click('rect[data-square="g8"]')
+    page.click('#promotion button[data-move="g7g8r"]')
+    wait_for(page, pawn.play("g7g8r"))
+    assert moves_in_url(page) == ["g7g8r"] and page.is_hidden("#promotion")
+
+    page.click("#edit")  # the palette: a piece, then squares
+    assert page.is_visible("#edit-palette") and page.locator("#edit-palette button").count() == 13
+    page.click("#edit-clear")
+    page.check('input[name=edit-side][value="W"]')  # (Black was to move after g7g8r)
+    for piece, square in (("K", "e1"), ("k", "a8"), ("Q", "d1"), ("Q", "g1")):
+        page.click(f'#edit-palette button[data-piece="{piece}"]')
+        page.click(f'rect[data-square="{square}"]')
+    page.click('rect[data-square="g1"]')  # the same piece again: off
+    setup = chess.parse("k7/8/8/8/8/8/8/3QK3 w - -")
+    wait_for(page, setup)
+    page.wait_for_function("text => document.getElementById('value').textContent === text",
+                           arg=value_text(db.probe(setup)))
+    page.click('#edit-palette button[data-piece="K"]')
+    page.click('rect[data-square="h1"]')  # a second white king: the API's words
+    with pytest.raises(PositionError) as error:
+        chess.parse("k7/8/8/8/8/8/8/3QK2K w - -")
+    page.wait_for_function("() => document.getElementById('edit-error').textContent !== ''")
+    assert page.text_content("#edit-error") == str(error.value) and page.is_disabled("#edit-done")
+    pasted = chess.parse("8/8/8/8/8/2k5/8/KQ6 w - -")  # a FEN pasted while editing: into the editor
+    page.fill("#position-text", str(pasted))
+    page.press("#position-text", "Enter")
+    page.wait_for_function("text => document.getElementById('value').textContent === text",
+                           arg=value_text(db.probe(pasted)))
+    assert page.is_visible("#editor") and page.text_content("#notation-error") == ""
+    page.fill("#position-text", "8/8/8/8/8/8/8/8 w - -")  # refused, in the API's words
+    page.press("#position-text", "Enter")
+    with pytest.raises(PositionError) as error:
+        chess.parse("8/8/8/8/8/8/8/8 w - -")
+    page.wait_for_function("() => document.getElementById('notation-error').textContent !== ''")
+    assert page.text_content("#notation-error") == str(error.value)
+    page.fill("#position-text", str(pasted))
+    page.press("#position-text", "Enter")
+    page.wait_for_function("text => document.getElementById('value').textContent === text",
+                           arg=value_text(db.probe(pasted)))
+    page.click("#edit-done")
+    wait_for(page, pasted)
+    assert page.is_hidden("#editor") and page.locator("#board .figure").count() == 3

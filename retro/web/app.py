@@ -79,7 +79,7 @@ SECURITY = {
 }
 JS = "text/javascript; charset=utf-8"
 # The page's files: its modules (app.js imports the others) and its style sheet.
-STATIC = {"app.js": JS, "api.js": JS, "notation.js": JS, "board.js": JS, "chart.js": JS,
+STATIC = {"app.js": JS, "api.js": JS, "notation.js": JS, "board.js": JS, "chart.js": JS, "pieces.js": JS,
           "style.css": "text/css; charset=utf-8"}
 # A module's imports of its neighbours, ``from './board.js'``: the server adds each
 # one's version (?v=<content tag>), so that every asset can be cached for good.

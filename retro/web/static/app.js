@@ -10,7 +10,9 @@
  * board.js (drawing and operating a board), chart.js (the game's chart), and this one:
  * the game (a tree of moves: every continuation played stays a variation), the modes
  * (explore; play a side against the perfect player, values hidden until asked for),
- * the position editor, and the page's wiring.
+ * the position editor (a palette of the pieces where a side has several kinds), the
+ * choice among moves that differ only in what the piece becomes (a pawn's promotion),
+ * and the page's wiring. pieces.js draws the chess figures.
  *
  * The URL holds the current line of the game:
  * ?start=<position>&moves=e1-e2,d1-e1[&ply=N][&play=<side>&seed=S][&game=<name>];
@@ -24,13 +26,16 @@ import {ApiError, api, linkText, probe} from './api.js';
 import {drawBoard} from './board.js';
 import {drawChart} from './chart.js';
 import {
-  capitalize, code, compose, kind, manyPlayers, numberText, numbering, parseMove, playerWords, possessive,
-  rank, readPosition, sameMove, score, sideIs, sideOf, tone, words,
+  capitalize, code, compose, drawable, kind, manyPlayers, numberText, numbering, parseMove, playerWords, possessive,
+  promotedTo, rank, readPosition, sameMove, score, sideIs, sideOf, tone, words,
 } from './notation.js';
+import {FIGURES, allFigures, figureIcon} from './pieces.js';
 
 const $ = (id) => document.getElementById(id);
 const PLY = 'a ply is one move of one side';
 const SHOW_VALUES = 'retro.show-values';  // sessionStorage: values shown while playing
+const EDIT_HELP = 'Click a point (or Enter on it) to change it: empty, then each piece in turn. ' +
+  'The value shows as you go.';  // the editor's help without a palette
 
 // --- boards ----------------------------------------------------------------------------
 
@@ -124,7 +129,8 @@ class Node {
 let root = null;  // the game's first position
 let line = [];  // the current line: root, then each node it follows
 const state = {start: null, moves: [], at: 0, mode: 'explore', seed: null, game: null};
-const view = {selected: null, placing: null, hover: null, hint: null, busy: false, line: null, preview: null};
+const view = {selected: null, placing: null, promoting: null, hover: null, hint: null, busy: false, line: null,
+  preview: null};
 let editor = null;  // the position editor, while open
 let showValues = recall(SHOW_VALUES) === '1';
 const orientations = {};  // board key -> {flip, quarter}: how the viewer turned it
@@ -322,6 +328,7 @@ function newGame(answer, push, name) {
 function resetView() {
   view.selected = null;
   view.placing = null;
+  view.promoting = null;
   view.hover = null;
   view.hint = null;
   view.line = null;
@@ -434,12 +441,18 @@ function movesTo(from, to) {
  *  piece) the piece to remove; a placement is a click on its point. A click that does
  *  nothing says why, from the moves and the pieces alone. */
 function onPoint(name) {
-  if (editor) { cycle(name); return; }
+  if (editor) { if (editor.brush) paint(name); else cycle(name); return; }
   if (view.preview) { say('This is a preview of the perfect line: “Back to the game” to move.', 'warn'); return; }
   const here = current();
   if (!here || view.busy) return;
   if (here.over) { say('The game is over: ' + here.result + '.', 'warn'); return; }
   if (humanSide() !== null && here.side !== humanSide()) { say('It is the computer’s move.', 'warn'); return; }
+  if (view.promoting) {  // a click on the board instead of a choice: no move
+    view.promoting = view.selected = null;
+    say('');
+    paintBoard();
+    return;
+  }
   if (view.placing) {  // a move that removes: which piece
     const removing = view.placing.find((m) => parseMove(m.move).remove === name);
     if (removing) { humanMove(removing.move); return; }
@@ -455,6 +468,12 @@ function onPoint(name) {
   }
   const choose = (candidates) => {
     if (candidates.length === 1) { humanMove(candidates[0].move); return true; }
+    if (candidates.length > 1 && candidates.every((m) => parseMove(m.move).promotion)) {
+      view.promoting = candidates;  // the same squares: what the piece becomes
+      say('Choose what the piece becomes.');
+      paintBoard();
+      return true;
+    }
     if (candidates.length > 1) {
       view.placing = candidates;
       say('Choose the piece to remove.');
@@ -491,8 +510,11 @@ function whyNot(board, here, name) {
     return (held ? 'The ' + held.name.toLowerCase() + ' in hand' : view.selected) + ' cannot go to ' + name + '.';
   }
   if (piece && piece.side !== here.side) {
-    const what = piece.name ? 'That is ' + (/^[aeiou]/i.test(piece.name) ? 'an ' : 'a ') + piece.name
-      : 'That piece is ' + possessive(sideOf(board, piece.side));
+    // A name both sides' pieces have (chess's King) says whose it is: "That is Black's king".
+    const shared = piece.name && Object.values(board.geometry.pieces).some((p) => p.name === piece.name && p.side !== piece.side);
+    const what = shared ? 'That is ' + possessive(sideOf(board, piece.side)) + ' ' + piece.name.toLowerCase()
+      : piece.name ? 'That is ' + (/^[aeiou]/i.test(piece.name) ? 'an ' : 'a ') + piece.name
+        : 'That piece is ' + possessive(sideOf(board, piece.side));
     return what + ': ' + sideIs(mover) + ' to move.';
   }
   if (piece) return 'The piece on ' + name + ' cannot move.';
@@ -510,19 +532,32 @@ function openEditor(board, text) {
   const cells = {};
   board.geometry.points.forEach((p) => { cells[p.name] = pos ? pos.cells[p.name] : '.'; });
   const letters = board.sides.map((s) => s.letter);
+  const brush = editor && editor.board.game === board.game ? editor.brush : null;
   editor = {
     board: board, cells: cells,
     letter: pos && letters.indexOf(pos.side) >= 0 ? pos.side : letters[0],
     hands: pos && pos.hands ? pos.hands.slice() : fullHands(board),
-    taken: {},  // point -> the side whose hand its piece came out of (see cycle)
+    taken: {},  // point -> the side whose hand its piece came out of (see setCell)
+    // The palette's choice (games of several kinds of piece a side): what a click puts
+    // down, '.' the eraser; the first piece to begin with.
+    brush: palette(board) ? (brush || Object.keys(board.geometry.pieces)[0]) : null,
     answer: null, error: '', epoch: 0,
   };
   epoch++;  // a computer's move on its way belongs to the game left behind
   view.busy = false;
   view.selected = view.placing = view.hint = view.hover = view.preview = null;
   drawEditorSides();
+  drawPalette();
   say('');
   probeEditor();
+}
+
+/** Whether the editor offers a palette: a game with several kinds of piece a side
+ *  (chess, Dōbutsu shōgi), where going through every piece on each click is too long. */
+function palette(board) {
+  const kinds = {};
+  Object.values(board.geometry.pieces).forEach((p) => { kinds[p.side] = (kinds[p.side] || 0) + 1; });
+  return Object.values(kinds).some((n) => n > 1);
 }
 
 function editorText() { return compose(editor.board, editor.letter, editor.cells, editor.hands); }
@@ -552,6 +587,10 @@ function probeEditor(follow) {
     }
     if (got.error) shown.error = got.error.message;
     else shown.answer = got.answer;
+    // The API answers from the board of the game that holds the setup (chess: the set
+    // of its number of pieces): the editor is on that board now.
+    const answering = got.answer && boardOf(got.answer);
+    if (answering && answering !== board && answering.game === board.game) shown.board = answering;
     render();
   });
 }
@@ -561,10 +600,21 @@ function probeEditor(follow) {
  *  hand when the two together would be more than the side has (its hand at the start),
  *  and goes back when the point changes again (until the hands are set by hand). */
 function cycle(name) {
+  const chars = ['.'].concat(Object.keys(editor.board.geometry.pieces));
+  setCell(name, chars[(chars.indexOf(editor.cells[name]) + 1) % chars.length]);
+}
+
+/** A click of the editor with a palette: the chosen piece goes on the point, or off it
+ *  when it stands there already; the eraser empties it. */
+function paint(name) {
+  const brush = editor.brush;
+  setCell(name, brush !== '.' && editor.cells[name] === brush ? '.' : brush);
+}
+
+/** Put ``char`` (a piece, or '.') on point ``name`` of the editor, then ask its value. */
+function setCell(name, char) {
   const geometry = editor.board.geometry;
   const full = fullHands(editor.board);
-  const chars = ['.'].concat(Object.keys(geometry.pieces));
-  const char = chars[(chars.indexOf(editor.cells[name]) + 1) % chars.length];
   const taken = editor.taken[name];
   if (taken !== undefined) {
     editor.hands[taken] = Math.min(full[taken], editor.hands[taken] + 1);
@@ -622,8 +672,47 @@ function drawEditorSides() {
   }
 }
 
-function closeEditor(answer) {
+/** The palette: a button per piece, then the eraser; the chosen one pressed. */
+function drawPalette() {
+  const box = $('edit-palette');
   const board = editor.board;
+  box.hidden = !editor.brush;
+  $('edit-help').textContent = editor.brush
+    ? 'Choose a piece (or the eraser), then click squares to put it there; a click on the same piece takes it ' +
+      'off. The value shows as you go. The Position box shows the setup, and takes one pasted there.'
+    : EDIT_HELP;
+  box.textContent = '';
+  if (!editor.brush) return;
+  const pieces = board.geometry.pieces;
+  board.sides.forEach((side, i) => {
+    const row = html('span', {'class': 'palette-row', role: 'presentation'});
+    Object.keys(pieces).filter((c) => pieces[c].side === side.name).forEach((char) => {
+      const name = capitalize(side.title) + ' ' + pieces[char].name.toLowerCase();
+      row.appendChild(paletteButton(char, name, FIGURES[pieces[char].shape]
+        ? figureIcon(pieces[char].shape, i, 34) : html('span', {'class': 'token-text side-' + i}, char.toUpperCase())));
+    });
+    box.appendChild(row);
+  });
+  box.lastChild.appendChild(paletteButton('.', 'Eraser: empties a square',
+    html('span', {'class': 'eraser', 'aria-hidden': 'true'}, '✕')));
+}
+
+function paletteButton(char, name, face) {
+  const button = html('button', {type: 'button', 'class': 'palette-piece', 'data-piece': char, title: name,
+    'aria-label': name, 'aria-pressed': String(editor.brush === char)});
+  button.appendChild(face);
+  button.addEventListener('click', () => {
+    if (!editor) return;
+    editor.brush = char;
+    $('edit-palette').querySelectorAll('button').forEach((b) => {
+      b.setAttribute('aria-pressed', String(b.getAttribute('data-piece') === char));
+    });
+  });
+  return button;
+}
+
+function closeEditor(answer) {
+  const board = (answer && boardOf(answer)) || editor.board;
   editor = null;
   if (answer) { newGame(answer, true, gameParam(board)); return; }
   say('');
@@ -696,6 +785,7 @@ function paintBoard() {
     spec.last = state.at > 0 ? parseMove(state.moves[state.at - 1]) : null;
     // While choosing what a move removes, its point is the one chosen.
     spec.selected = view.placing ? parseMove(view.placing[0].move).to : view.selected;
+    if (view.promoting) spec.arrows.push({move: view.promoting[0].move, kind: 'hover'});
     spec.lines = tonedLines(board, here.lines || []);
     const targets = {};
     const removals = {};
@@ -731,6 +821,46 @@ function paintBoard() {
   box.classList.toggle('editing', !!editor);
   drawBoard(box, spec);
   drawHands(board, hands, editor || view.preview ? null : current());
+  drawPromotion(board);
+}
+
+/** The choice of what the piece becomes, over the board: a button per move (the
+ *  figure it becomes, and with values shown what the move gives), in the order of the
+ *  game's pieces (queen, rook, bishop, knight). */
+function drawPromotion(board) {
+  const box = $('promotion');
+  const choices = $('promotion-choices');
+  const candidates = !editor && !view.preview && view.promoting;
+  if (!candidates) {
+    if (!box.hidden) { box.hidden = true; choices.textContent = ''; }
+    return;
+  }
+  const here = current();
+  const values = valuesShown();
+  const order = Object.keys(board.geometry.pieces);
+  const mover = board.sides.findIndex((s) => s.name === here.side);
+  const at = (m) => order.indexOf(promotedTo(board, m.move, here.side));
+  const focused = box.contains(document.activeElement) ? document.activeElement.getAttribute('data-move') : null;
+  choices.textContent = '';
+  candidates.slice().sort((a, b) => at(a) - at(b)).forEach((m) => {
+    const char = promotedTo(board, m.move, here.side);
+    const piece = board.geometry.pieces[char] || {name: parseMove(m.move).promotion, shape: ''};
+    const k = kind(m, here.side);
+    const button = html('button', {type: 'button', 'class': 'promotion-choice ' + (values ? k : 'plain'),
+      'data-move': m.move, 'aria-label': piece.name + ' (' + m.move + ')' + (values ? ': ' + words(board, m) : ''),
+      title: piece.name + (values ? ': ' + words(board, m) : '')});
+    button.appendChild(FIGURES[piece.shape] ? figureIcon(piece.shape, mover, 44)
+      : html('span', {'class': 'token-text'}, String(char || '?').toUpperCase()));
+    button.appendChild(html('span', {'class': 'choice-name'}, piece.name));
+    if (values) button.appendChild(html('span', {'class': 'choice-value'}, code(board, m)));
+    button.addEventListener('click', () => { view.promoting = null; humanMove(m.move); });
+    choices.appendChild(button);
+  });
+  const opening = box.hidden;
+  box.hidden = false;
+  const again = focused && choices.querySelector('[data-move="' + focused + '"]');
+  if (again) again.focus({preventScroll: true});
+  else if (opening) choices.querySelector('button').focus({preventScroll: true});
 }
 
 /** The pieces in hand under the board: a count each (morris), or, in a game that writes
@@ -854,7 +984,7 @@ function drawVerdict() {
   }
   drawPlayers(board, here);
   if (!here.over) {
-    turn.appendChild(html('b', {}, capitalize(here.side)));
+    turn.appendChild(html('b', {}, sideName(board, here.side)));
     let text = ' to move';
     if (human !== null) text += here.side === human ? ': your move' : ': the computer\'s move';
     // The number of the move to play, as the game list numbers moves, and the ply.
@@ -866,6 +996,13 @@ function drawVerdict() {
     turn.appendChild(where);
   }
   note.textContent = view.preview ? '' : blunderNote();
+}
+
+/** The side to move as the turn line names it: its name (Musketeers, White), or its
+ *  title where the name is its letter (chess's W: White). */
+function sideName(board, name) {
+  const side = sideOf(board, name);
+  return capitalize(side.name === side.letter && side.title.length > side.name.length ? side.title : side.name);
 }
 
 /** Beside the board, in a game of more than two players: every player's value (its
@@ -1107,6 +1244,8 @@ function drawControls() {
   if (board) {
     const orient = orientation(board);
     $('flip').setAttribute('aria-pressed', String(orient.flip));
+    $('flip').title = allFigures(board.geometry.pieces) ? 'Turn the board round: the other side\'s view; only the drawing changes'
+      : 'Turn the board over, top to bottom; only the drawing changes';
     $('rotate').title = 'Turn the board a quarter turn clockwise (turned ' + orient.quarter * 90 + '° now)';
   }
   drawModes();
@@ -1116,6 +1255,8 @@ function drawControls() {
   if (board) {
     $('game-name').textContent = boardLabel(board) + (board.start ? '' : ': ' + holds(board));
     $('rules').textContent = board.rules;
+    $('game-note').hidden = !board.note;
+    $('game-note').textContent = board.note || '';
     $('notation-help').textContent = board.notation;
     drawReferences(board);
     document.title = boardLabel(board) + ', solved · retro';
@@ -1333,6 +1474,11 @@ function wire() {
     next(0);
   });
   $('preview-back').addEventListener('click', () => preview(null));
+  $('promotion-cancel').addEventListener('click', () => {
+    view.promoting = view.selected = null;
+    say('');
+    paintBoard();
+  });
   $('show-values').addEventListener('click', () => {
     showValues = !showValues;
     remember(SHOW_VALUES, showValues ? '1' : '0');
@@ -1354,6 +1500,20 @@ function wire() {
     const fallback = defaultBoard();
     if (!text) { notationError('Type a position first, e.g. ' + (fallback ? fallback.start : '')); return; }
     const board = currentBoard();
+    if (editor) {  // into the editor: a position, or a setup to mend (the API says what is wrong)
+      const shown = editor;
+      probe(text, gameParam(board)).then((answer) => {
+        if (editor !== shown) return;
+        notationError('');
+        $('position-text').blur();
+        openEditor(boardOf(answer) || board, answer.position);
+      }, (error) => {
+        if (editor !== shown) return;
+        notationError(error.message);
+        if (drawable(board, text)) openEditor(board, text);
+      });
+      return;
+    }
     // The current game's notation first (two games may write a position alike), then any.
     probe(text, gameParam(board)).catch(() => probe(text, null)).then((answer) => {
       notationError('');
@@ -1376,8 +1536,8 @@ function wire() {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === 'Escape') {
       if (view.preview) { preview(null); return; }
-      if (view.selected || view.placing) {
-        view.selected = view.placing = null;
+      if (view.selected || view.placing || view.promoting) {
+        view.selected = view.placing = view.promoting = null;
         say('');
         paintBoard();
       }

@@ -4,6 +4,7 @@
  * the point a click or a key acts on; it knows no rules. */
 
 import {parseMove} from './notation.js';
+import {FIGURES, allFigures, drawFigure} from './pieces.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const FILES = 'abcdefghijklmnopqrstuvwxyz';
@@ -71,11 +72,14 @@ function arrow(svg, at, move, kind) {
   }
 }
 
-/** A piece: its shape's drawing; in a game of several kinds of piece a side
- *  (``lettered``), a token of its side's colour (``side``: 0 or 1) with its letter. */
+/** A piece: its shape's drawing (a chess figure: pieces.js); in a game of several kinds
+ *  of piece a side (``lettered``), a token of its side's colour (``side``: 0 or 1) with
+ *  its letter. */
 function drawPiece(svg, at, shape, char, lettered, side) {
   const g = el('g', {'class': 'piece', 'data-piece': char}, svg);
-  if (lettered) {
+  if (FIGURES[shape]) {
+    drawFigure(g, shape, side, at.x - 0.46, at.y - 0.47, 0.92);
+  } else if (lettered) {
     el('rect', {x: at.x - 0.34, y: at.y - 0.34, width: 0.68, height: 0.68, rx: 0.12,
       'class': 'token side-' + side}, g);
     el('text', {x: at.x, y: at.y, 'text-anchor': 'middle', 'dominant-baseline': 'central',
@@ -140,7 +144,11 @@ export function drawBoard(box, spec) {
   const geometry = board.geometry;
   const columns = geometry.columns;
   const rows = geometry.rows;
-  const orient = spec.orient || {flip: false, quarter: 0};
+  // A chessboard turned over is turned round (Black's view: h1 in the top left corner),
+  // not mirrored: its light square stays on each player's right.
+  const chess = geometry.kind === 'grid' && allFigures(geometry.pieces);
+  const asked = spec.orient || {flip: false, quarter: 0};
+  const orient = chess && asked.flip ? {flip: false, quarter: ((asked.quarter || 0) + 2) % 4} : asked;
   const turn = turner(columns, rows, orient);
   const size = turnedSize(columns, rows, orient);
   const at = {};
@@ -155,9 +163,16 @@ export function drawBoard(box, spec) {
     const m = /^([a-z])([0-9]{1,2})$/.exec(p.name);
     if (m) { files[p.x] = m[1]; numbers[p.y] = m[2]; }
   });
+  // A chessboard (every piece a chess figure): light and dark squares, the files'
+  // letters under the board and the ranks' numbers on its left, however it is turned.
+  const edge = (a, b) => (chess && b.y - b.x > a.y - a.x ? b : a);
   const labels = [];
-  for (let c = 0; c < columns; c++) labels.push({text: files[c] || FILES[c], at: turn(c + 0.5, -0.3)});
-  for (let r = 0; r < rows; r++) labels.push({text: numbers[r] || String(r + 1), at: turn(-0.3, r + 0.5)});
+  for (let c = 0; c < columns; c++) {
+    labels.push({text: files[c] || FILES[c], at: edge(turn(c + 0.5, -0.3), turn(c + 0.5, rows + 0.3))});
+  }
+  for (let r = 0; r < rows; r++) {
+    labels.push({text: numbers[r] || String(r + 1), at: edge(turn(-0.3, r + 0.5), turn(columns + 0.3, r + 0.5))});
+  }
   let minX = -0.08;
   let minY = -0.08;
   let maxX = size.w + 0.08;
@@ -170,6 +185,7 @@ export function drawBoard(box, spec) {
   });
   const svg = el('svg', {viewBox: [minX, minY, maxX - minX, maxY - minY].join(' '), role: 'group',
     'aria-label': spec.caption || board.title});
+  if (chess) svg.setAttribute('class', 'chessboard');
   labels.forEach((l) => {
     el('text', {x: l.at.x, y: l.at.y, 'text-anchor': 'middle', 'dominant-baseline': 'central',
       'class': 'coord'}, svg).textContent = l.text;
@@ -199,6 +215,7 @@ export function drawBoard(box, spec) {
     const c = at[point.name];
     const classes = marks(point.name);
     if (grid) {
+      if (chess) classes.push((point.x + point.y) % 2 ? 'dark' : 'light');  // a8 (top left in White's view) light
       el('rect', {x: c.x - 0.5, y: c.y - 0.5, width: 1, height: 1, 'class': ['sq'].concat(classes).join(' ')}, svg);
     } else {
       el('circle', {cx: c.x, cy: c.y, r: 0.42, 'class': ['spot'].concat(classes).join(' ')}, svg);
@@ -221,6 +238,7 @@ export function drawBoard(box, spec) {
   const kinds = {};  // pieces of each side: several make the pieces lettered tokens
   Object.values(geometry.pieces).forEach((p) => { kinds[p.side] = (kinds[p.side] || 0) + 1; });
   const lettered = Object.values(kinds).some((n) => n > 1);
+  if (chess) el('rect', {x: 0, y: 0, width: size.w, height: size.h, 'class': 'frame'}, svg);
   geometry.points.forEach((point) => {
     const name = point.name;
     const cell = spec.cells[name];

@@ -4,10 +4,14 @@
  * move, the pieces in hand (morris: a count each), then one character per point in the
  * order /api/v1/info lists the points, in the groups info gives (geometry.groups), then
  * the pieces in hand of a game that writes them as letters (geometry.hand_pieces, '-'
- * for none: Dōbutsu shōgi); and a move's points: `from-to`, a placement `to`, a removal
- * `...xpoint`, a drop from the hand `C*b2` (its source is `C*`). */
+ * for none: Dōbutsu shōgi); or, where geometry.writes is 'fen' (chess), FEN: the ranks
+ * separated by '/', a digit for so many empty squares, then the side to move in lower
+ * case; and a move's points: `from-to`, a placement `to`, a removal `...xpoint`, a drop
+ * from the hand `C*b2` (its source is `C*`), or in UCI (geometry.moves 'uci': `e2e4`,
+ * and `e7e8q` for a pawn that becomes a queen). */
 
 const MOVE = /^(?:([a-z][0-9]{1,2})-|([A-Za-z])\*)?([a-z][0-9]{1,2})(?:x([a-z][0-9]{1,2}))?$/;
+const UCI = /^([a-z][0-9]{1,2})([a-z][0-9]{1,2})([a-z])?$/;
 
 export function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
 
@@ -70,7 +74,10 @@ export function words(board, outcome) {
   if (drawn(outcome)) return 'a draw';
   const side = sideOf(board, outcome.winner);
   if (outcome.plies === 0) return side.title + (side.plural ? ' have won' : ' has won');
-  return side.title + (side.plural ? ' win' : ' wins') + ' in ' + outcome.plies + (outcome.plies === 1 ? ' ply' : ' plies');
+  const plies = outcome.plies + (outcome.plies === 1 ? ' ply' : ' plies');
+  // A game that counts moves (chess: info's side says ``mates``): "White mates in 6 (11 plies)".
+  if (side.mates) return side.title + ' ' + side.mates + ' in ' + Math.floor((outcome.plies + 1) / 2) + ' (' + plies + ')';
+  return side.title + (side.plural ? ' win' : ' wins') + ' in ' + plies;
 }
 
 /** An outcome for ``side``: 2 a win, 1 a draw, 0 a loss (of more players: its own value). */
@@ -87,6 +94,7 @@ export function kind(outcome, mover) { return ['loss', 'draw', 'win'][rank(outco
 export function readPosition(board, text) {
   const tokens = text.trim().split(/\s+/);
   const geometry = board.geometry;
+  if (geometry.writes === 'fen') return readFen(board, tokens);
   if (geometry.writes === 'squares') {  // the side, then each piece's square, in the pieces' order
     const cells = {};
     geometry.points.forEach((point) => { cells[point.name] = '.'; });
@@ -113,6 +121,78 @@ export function readPosition(board, text) {
   return {side: tokens[0], cells: cells, hands: geometry.hands ? [+tokens[1], +tokens[2]] : null};
 }
 
+/** The side's letter as info writes it ('W'), of a FEN's side to move ('w'). */
+function fenSide(board, letter) {
+  const side = board.sides.find((s) => s.letter.toLowerCase() === String(letter || '').toLowerCase());
+  return side ? side.letter : letter;
+}
+
+/** A FEN's pieces, rank by rank in info's order of the points: null when its ranks do
+ *  not fill the board exactly (what the editor cannot show; the API says what is wrong). */
+function fenCells(board, placement) {
+  const geometry = board.geometry;
+  const chars = [];
+  const ranks = String(placement || '').split('/');
+  if (ranks.length !== (geometry.groups || []).length) return null;
+  for (let r = 0; r < ranks.length; r++) {
+    let width = 0;
+    for (const c of ranks[r]) {
+      if (/[1-9]/.test(c)) {
+        for (let i = 0; i < +c; i++) chars.push('.');
+        width += +c;
+      } else if (geometry.pieces[c]) {
+        chars.push(c);
+        width += 1;
+      } else {
+        return null;
+      }
+    }
+    if (width !== geometry.groups[r]) return null;
+  }
+  const cells = {};
+  geometry.points.forEach((point, i) => { cells[point.name] = chars[i]; });
+  return cells;
+}
+
+function readFen(board, tokens) {
+  const cells = fenCells(board, tokens[0]);
+  const empty = {};
+  board.geometry.points.forEach((point) => { empty[point.name] = '.'; });
+  return {side: fenSide(board, tokens[1]), cells: cells || empty, hands: null, readable: !!cells};
+}
+
+/** Whether ``text`` is a position the board's notation can draw (the editor opens it;
+ *  whether it is legal is the API's to say). */
+export function drawable(board, text) {
+  if (board.geometry.writes !== 'fen') return true;
+  const tokens = String(text || '').trim().split(/\s+/);
+  return fenCells(board, tokens[0]) !== null && board.sides.some((s) => s.letter.toLowerCase() === (tokens[1] || '').toLowerCase());
+}
+
+/** FEN's pieces: each rank's squares, a run of empty ones as its length. */
+function fenPlacement(board, cells) {
+  const geometry = board.geometry;
+  const ranks = [];
+  let at = 0;
+  (geometry.groups || [geometry.points.length]).forEach((n) => {
+    let rank = '';
+    let run = 0;
+    geometry.points.slice(at, at + n).forEach((point) => {
+      const c = cells[point.name];
+      if (geometry.pieces[c]) {
+        if (run) rank += String(run);
+        run = 0;
+        rank += c;
+      } else {
+        run += 1;
+      }
+    });
+    ranks.push(rank + (run ? String(run) : ''));
+    at += n;
+  });
+  return ranks.join('/');
+}
+
 /** The letters a side holds in a game that writes its hands as letters, each as that
  *  side writes it (what an editor's user typed in either case: 'cg' for Gote is 'cg'). */
 function handLetters(board, i, typed) {
@@ -126,6 +206,9 @@ function handLetters(board, i, typed) {
  *  info's order, cut into its groups. */
 export function compose(board, letter, cells, hands) {
   const geometry = board.geometry;
+  if (geometry.writes === 'fen') {  // no castling (the editor sets none), no en-passant square
+    return [fenPlacement(board, cells), String(letter).toLowerCase(), '-', '-'].join(' ');
+  }
   if (geometry.writes === 'squares') {  // a piece not on the board: '?', which the server names
     return [letter].concat(Object.keys(geometry.pieces).map((char) =>
       geometry.points.map((p) => p.name).find((name) => cells[name] === char) || '?')).join(' ');
@@ -152,12 +235,26 @@ export function sameMove(canonical, typed) {
   return got === want || (!want.includes('x') && /^[a-e][1-5]x[a-e][1-5]$/.test(got) && got.replace('x', '') === want);
 }
 
-/** A move's points: {from, to, remove, drop}; a drop's ``from`` is its piece and '*'
- *  (``C*``: the hand's piece a click chooses), ``drop`` the piece's letter. */
+/** A move's points: {from, to, remove, drop, promotion}; a drop's ``from`` is its piece
+ *  and '*' (``C*``: the hand's piece a click chooses), ``drop`` the piece's letter; a
+ *  UCI move's ``promotion`` the letter of what its piece becomes ('q' of e7e8q). */
 export function parseMove(text) {
   const m = MOVE.exec(text || '');
-  if (!m) return {from: null, to: null, remove: null, drop: null};
-  return {from: m[1] || (m[2] ? m[2] + '*' : null), to: m[3], remove: m[4] || null, drop: m[2] || null};
+  if (!m) {
+    const u = UCI.exec(text || '');
+    if (u) return {from: u[1], to: u[2], remove: null, drop: null, promotion: u[3] || null};
+    return {from: null, to: null, remove: null, drop: null, promotion: null};
+  }
+  return {from: m[1] || (m[2] ? m[2] + '*' : null), to: m[3], remove: m[4] || null, drop: m[2] || null, promotion: null};
+}
+
+/** The piece a UCI move's piece becomes (its notation character, in the mover's case:
+ *  'Q' for White's e7e8q), or null. */
+export function promotedTo(board, move, mover) {
+  const letter = parseMove(move).promotion;
+  if (!letter) return null;
+  const pieces = board.geometry.pieces;
+  return Object.keys(pieces).find((c) => c.toLowerCase() === letter && pieces[c].side === mover) || null;
 }
 
 /** Moves numbered as `retro play`'s score numbers them ("1. e1-d1 d2-d1 2. c3-c2", and

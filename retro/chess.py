@@ -12,7 +12,7 @@ A board is a python-chess ``Board`` (the optional ``chess`` extra) or a FEN. Val
 distances to mate in plies (half-moves), positive when the side to move mates, negative
 when it is mated (0 when checkmated), 0 for a draw; the fifty-move rule is ignored, as
 in Gaviota's and Nalimov's tables. A position whose table no file holds (more than 5
-pieces, castling rights, pawns of both sides, or a table not built) raises
+pieces, castling rights, or a table not built) raises
 :class:`MissingTableError`, a ``KeyError``; text that is no position raises
 :class:`retro.errors.PositionError`, a ``ValueError``.
 """
@@ -83,7 +83,7 @@ class Tablebase:
                 raise MissingTableError(f"{text}: no table holds positions with castling rights") from None
             raise
         except PositionError as error:
-            if "pieces" in str(error) or "pawns of both sides" in str(error):
+            if "pieces" in str(error):
                 raise MissingTableError(str(error)) from None
             raise
         name = position.game.tier_name(position.game.tier_of(position))

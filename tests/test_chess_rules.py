@@ -4,11 +4,12 @@ against python-chess, the independent oracle, on thousands of random positions o
 stalemate, illegal), the children of every legal move, the un-moves both ways; and
 the FEN converter (retro.games.chess.fen) against python-chess's FEN.
 
-The positions are built with python-chess and turned into the kernels' rows by the
-converter here (``row_of``), written from the kit's conventions, not from the code
-under test: squares a1 = 0, kinds K Q R B N P as 1..6 (the other side's) and 7..12
-(the mover's), the board mirrored (python-chess's ``square_mirror``) for Black to move,
-then the en-passant file + 1.
+The positions are built with python-chess and turned into rows by the converter here
+(``row_of``), written from the kit's conventions, not from the code under test:
+squares a1 = 0, kinds K Q R B N P as 1..6 (the other side's) and 7..12 (the mover's),
+the board mirrored (python-chess's ``square_mirror``) for Black to move, then the
+en-passant file + 1. The kernels hold the en-passant state as a kind: the pawn that may
+be taken en passant moved from kind 6 to kind 13 (``kernel_args``, ``from_kernel``).
 
 Illegal, the rules' list: python-chess's status flags of kings, pawns on the back rank,
 the side not to move in check (kings side by side among them) and an invalid
@@ -76,9 +77,28 @@ def board_of(row, turn: bool) -> chess.Board:
 
 
 def kernel_args(row):
-    masks = np.array(row[:13], dtype=np.int64)
-    counts = [bin(int(m) & ((1 << 64) - 1)).count("1") for m in row[1:13]]
-    return masks, np.array(counts + [row[13]], dtype=np.int64)
+    """The kernels' masks and tier of a row: the other side's pawn on ``32 + file`` of the
+    en-passant state as kind 13; None for a state with no pawn there (no kernel row can
+    hold it: no position)."""
+    masks = [int(m) for m in row[:13]] + [0]
+    if row[13]:
+        bit = 1 << (32 + int(row[13]) - 1)
+        if not masks[6] & bit:
+            return None
+        masks[6] &= ~bit
+        masks[13] = bit
+    counts = [bin(m & ((1 << 64) - 1)).count("1") for m in masks[1:]]
+    return np.array(masks, dtype=np.int64), np.array(counts, dtype=np.int64)
+
+
+def from_kernel(out) -> tuple:
+    """A kernel's row as a row here: a pawn of kind 13 back among kind 6, its file + 1 last."""
+    masks = [int(v) for v in out[:14]]
+    ep = 0
+    if masks[13]:
+        ep = ((masks[13] & -masks[13]).bit_length() - 1) % 8 + 1
+        masks[6] |= masks[13]
+    return tuple(masks[:13]) + (ep,)
 
 
 def expected_illegal(board: chess.Board) -> bool:
@@ -185,7 +205,7 @@ def children(row) -> set:
     out = np.zeros((256, rules.WIDTH), dtype=np.int64)
     n = rules.moves(masks, tier, CONSTS, out)
     assert n <= rules.MAX_MOVES
-    found = [tuple(int(v) for v in out[i]) for i in range(n)]
+    found = [from_kernel(out[i]) for i in range(n)]
     assert len(set(found)) == n, "a child listed twice"
     return set(found)
 
@@ -195,12 +215,12 @@ def parents(row) -> list:
     out = np.zeros((256, rules.WIDTH), dtype=np.int64)
     n = rules.unmoves(masks, tier, CONSTS, out)
     assert n <= rules.MAX_UNMOVES
-    return [tuple(int(v) for v in out[i]) for i in range(n)]
+    return [from_kernel(out[i]) for i in range(n)]
 
 
 def outcome(row) -> int:
-    masks, tier = kernel_args(row)
-    return int(rules.outcome(masks, tier, CONSTS))
+    args = kernel_args(row)
+    return ILLEGAL if args is None else int(rules.outcome(*args, CONSTS))
 
 
 @pytest.fixture(scope="module")

@@ -156,3 +156,65 @@ def test_a_key_of_two_kinds_leaves_out_what_it_is_told(key_kinds):
 def _duplicate(entry, counts, tables, masks) -> bool:
     numbering.masks_at(entry, counts, tables, masks, 2)
     return int(numbering.entry_of_masks(masks, counts, tables, 2)[0]) != entry
+
+
+
+@pytest.mark.parametrize("counts", [[1, 1, 1, 1], [1, 2, 1, 0], [1, 1, 0, 2], [1, 0, 2, 1]])
+def test_kinds_confined_to_domains_number_their_boards_once(counts):
+    """On 4x4 cells folded by the left-right mirror, kind 2 confined to the middle rows
+    and kind 4 to the third row (both kept in place by the mirror), kind 3 free: every
+    board with each confined piece in its domain has an entry holding one of its
+    images; an entry where a confined piece shares a cell with another is no board
+    (stabiliser 0); the canonical entries are exactly the classes; and the scan's step
+    (``advance``, from a board only) gives the next entry's cells."""
+    from itertools import combinations
+
+    mirror = np.array([np.arange(16), [4 * (c // 4) + 3 - c % 4 for c in range(16)]], dtype=np.int64)
+    domains = {2: range(4, 12), 4: range(8, 12)}
+    tables = numbering.build_tables(mirror, 1, (1,), 4, None, domains)
+    counts = np.array(counts, dtype=np.int64)
+    size = int(numbering.tier_size(counts, tables))
+    masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+    after = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+
+    def boards(kind, free, board):
+        if kind > 4:
+            yield board
+            return
+        where = [c for c in free if c in domains.get(kind, range(16))]
+        for cells in combinations(where, int(counts[kind - 1])):
+            placed = dict(board, **{str(c): kind for c in cells})
+            yield from boards(kind + 1, [c for c in free if c not in cells], placed)
+
+    classes = set()
+    for placed in boards(1, list(range(16)), {}):
+        board = np.zeros(16, dtype=np.uint8)
+        for c, k in placed.items():
+            board[int(c)] = k
+        images = set()
+        for g in range(2):
+            image = np.zeros(16, dtype=np.uint8)
+            image[mirror[g]] = board
+            images.add(tuple(image.tolist()))
+        entry, _ = numbering.entry_of(board, counts, tables, masks)
+        assert 0 <= entry < size
+        stored = np.zeros(16, dtype=np.uint8)
+        assert numbering.board_at(entry, counts, tables, stored, masks) >= 1
+        assert tuple(stored.tolist()) in images
+        classes.add(frozenset(images))
+    canonical = 0
+    clashes = 0
+    for e in range(size):
+        if numbering.masks_at(e, counts, tables, masks, 1) == 0:
+            clashes += 1
+        elif int(numbering.entry_of_masks(masks, counts, tables, 1)[0]) == e:
+            canonical += 1
+    assert canonical == len(classes)
+    assert clashes > 0
+    stab = 0
+    for e in range(size):
+        if e == 0 or stab == 0 or not numbering.advance(masks, counts, tables, 1):
+            stab = numbering.masks_at(e, counts, tables, masks, 1)
+        elif stab:
+            assert numbering.masks_at(e, counts, tables, after, 1) == stab
+            assert np.array_equal(masks[:5], after[:5]), (counts, e)

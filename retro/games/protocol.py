@@ -349,6 +349,7 @@ class Game:
     board_first: ClassVar[bool] = False
     first_row_name: ClassVar[str] = "row 1"  # what the notation calls its first group of points
     stages: ClassVar[tuple[str, ...]] = ()  # named parts a build may stop after (`--stage`)
+    values_note: ClassVar[str | None] = None  # what the values leave out, said once beside them (chess: the 50-move rule)
 
     def __init__(self, variant: str = "") -> None:
         if variant not in self.variants:

@@ -8,7 +8,10 @@ move, the board seen from the side to move (mirrored rank-wise for Black, so tha
 pawns move up the board). So a table has two parts, the stronger side to move and the
 weaker (one for equal material, ``KQvKQ``), numbered with the two kings as the key
 (the placements of kings side by side left out) and folded by the 8 symmetries of the
-square without pawns, the left-right mirror with them. Captures and promotions lead
+square without pawns, the left-right mirror with them. Pawns are numbered on ranks 2
+to 7 alone. With pawns of both sides, each side to move has one more part: the
+positions where it may take en passant, the pawn that has just made a double step
+numbered as a kind of its own on the 8 squares of its fourth rank (the rules' kind 13). Captures and promotions lead
 into the child tables; moves inside a table go both ways between its parts: each table
 is solved by the engine's un-move solver with the un-moves of :mod:`.rules`.
 
@@ -17,8 +20,7 @@ Values are from the side to move's view: ``2 * plies + 1`` it mates in so many p
 in the distance-to-mate tablebases (Nalimov, Gaviota).
 
 The variants: a material (``KRPvKR``: that table and every table it leads into), or a
-piece count (``3``, ``4``, ``5``: every table of up to so many pieces). Tables with
-pawns of both sides (where en passant can arise) are not built yet.
+piece count (``3``, ``4``, ``5``: every table of up to so many pieces).
 
 Notation: FEN (its first four fields; castling ``-``; the move counters may follow and
 are dropped); moves in UCI (``e7e8q``) or SAN (``e8=Q+``), written in UCI.
@@ -79,20 +81,20 @@ def _part(mover: str, other: str) -> tuple:
 
 
 def _pieces_of(counts) -> tuple[str, str]:
-    """(the mover's pieces, the other's) of a count tuple."""
-    other = "".join(t * int(counts[i]) for i, t in enumerate(TYPES))
+    """(the mover's pieces, the other's) of a count tuple (the pawn of kind 13 a pawn)."""
+    other = "".join(t * (int(counts[i]) + (int(counts[12]) if t == "P" else 0)) for i, t in enumerate(TYPES))
     mover = "".join(t * int(counts[6 + i]) for i, t in enumerate(TYPES))
     return mover, other
 
 
 def all_materials(most: int = MAX_PIECES) -> list[str]:
-    """Every table of 2 to ``most`` pieces without pawns of both sides, children first
-    (fewer pieces, then fewer pawns, then by name)."""
+    """Every table of 2 to ``most`` pieces, children first (fewer pieces, then fewer
+    pawns, then by name)."""
     names = set()
     sets = [c for n in range(most - 1) for c in combinations_with_replacement("QRBNP", n)]
     for a in sets:
         for b in sets:
-            if len(a) + len(b) <= most - 2 and not ("P" in a and "P" in b):
+            if len(a) + len(b) <= most - 2:
                 names.add(material_name("K" + "".join(a), "K" + "".join(b)))
     return sorted(names, key=lambda n: (len(n) - 1, n.count("P"), n))
 
@@ -189,15 +191,20 @@ class Chess(PieceGame):
     unmoves = "own"
     kernels = "masks"
     value_dtype = np.uint16
-    extras = 1
+    kinds = 13  # the 12 pieces, and the pawn that may be taken en passant (see rules)
     piece_kinds = {ch: {"side": side, "shape": name.lower(), "name": name}
                    for side, letters in (("W", "KQRBNP"), ("B", "kqrbnp"))
                    for ch, name in zip(letters, ("King", "Queen", "Rook", "Bishop", "Knight", "Pawn"))}
     turn = np.arange(64) ^ 56
     key_kinds = (1, 7)  # the kings
+    # pawns never on the first or last rank; the pawn that may be taken en passant (kind
+    # 13) on the mover's fifth rank
+    domains = {6: range(8, 56), 12: range(8, 56), 13: range(32, 40)}
     cell_characters = "KQRBNPkqrbnp12345678/"
     position_class = ChessPosition
     board_first = True  # FEN: the ranks, then the side to move
+    values_note = ("These tables ignore the fifty-move rule: a win here may take more than fifty moves "
+                   "without a capture or a pawn move, which over the board could be claimed as a draw.")
     first_row_name = "rank 8"
     move_example = "e2e4"
 
@@ -224,11 +231,6 @@ class Chess(PieceGame):
             return text
         first, second = (found[1], found[2]) if found[1] is not None else (found[3], found[4])
         name = material_name(first.upper().replace("K", ""), second.upper().replace("K", ""))
-        if "P" in first.upper() and "P" in second.upper():
-            from .. import UnknownGameError
-
-            raise UnknownGameError(f"{name}: tables with pawns of both sides (where en passant arises) "
-                                   "are not built yet")
         if len(name) - 1 > MAX_PIECES:
             from .. import UnknownGameError
 
@@ -250,9 +252,14 @@ class Chess(PieceGame):
         return material_name(mover, other)
 
     def parts(self, tier) -> tuple:
+        """The stronger side to move, the weaker (one for equal material); with pawns of
+        both sides, each of those with the right to take en passant (one of the other
+        side's pawns as kind 13)."""
         mover, other = _pieces_of(tier)
-        first = _part(mover, other)
-        return (first,) if mover == other else (first, _part(other, mover))
+        out = [_part(mover, other)] if mover == other else [_part(mover, other), _part(other, mover)]
+        if "P" in mover and "P" in other:
+            out += [p[:5] + (p[5] - 1,) + p[6:12] + (1,) for p in out]
+        return tuple(out)
 
     def tier_of_part(self, part) -> tuple:
         found = _TIER_OF_PART.get(tuple(part))
@@ -302,11 +309,41 @@ class Chess(PieceGame):
 
     # --- positions and notation ---------------------------------------------------
 
-    def extras_of(self, position) -> tuple:
-        return tuple(position.hand)
+    @cached_property
+    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+        """The kit's, with kind 13 read as the other side's pawn."""
+        to_stored, to_code = super()._views
+        return to_stored, np.concatenate([to_code, to_code[:, 6:7]], axis=1)
 
-    def hand_of(self, extras, side) -> tuple:
-        return tuple(extras)
+    @cached_property
+    def swap(self) -> np.ndarray:
+        return np.concatenate([super().swap, [12]]).astype(np.uint8)
+
+    def _view(self, position) -> tuple[np.ndarray, tuple]:
+        """The kit's view, the pawn that may be taken en passant as kind 13."""
+        board, part = super()._view(position)
+        ep = position.hand[0] if position.hand else 0
+        if ep:
+            board = board.copy()
+            board[32 + ep - 1] = 13
+            part = part[:5] + (part[5] - 1,) + part[6:12] + (1,)
+        return board, part
+
+    def position_of(self, row: np.ndarray, side, checked: bool = True) -> Position:
+        """The kit's, a pawn of kind 13 as the en-passant state of its file."""
+        cells = np.asarray(row[:64])
+        ghost = np.flatnonzero(cells == 13)
+        if len(ghost):
+            cells = cells.copy()
+            cells[ghost] = 6
+        hand = (int(ghost[0]) % 8 + 1,) if len(ghost) else (0,)
+        return self._with_hand(super().position_of(cells, side, False), hand, checked)
+
+    def _with_hand(self, position, hand: tuple, checked: bool = False):
+        if checked:
+            return self.position_class(self, position.side, position.board, hand)
+        object.__setattr__(position, "hand", hand)
+        return position
 
     def start(self) -> Position:
         """A first position of the variant's largest table: the stronger side's king on
@@ -331,7 +368,7 @@ class Chess(PieceGame):
 
     def parse(self, text: str) -> Position:
         side, board, extras = fen.parse_fen(text.strip() if isinstance(text, str) else text)
-        game = self._game_holding(board)  # refuses pawns of both sides
+        game = self._game_holding(board)
         position = object.__new__(game.position_class)  # parse_fen has checked it
         for name, value in (("game", game), ("side", Side.WHITE if side == 0 else Side.BLACK), ("board", board),
                             ("hand", extras)):
@@ -344,8 +381,6 @@ class Chess(PieceGame):
         name = material_name(white, black)
         if name in self._tier_of_name:
             return self
-        if "P" in name.split("v")[0] and "P" in name.split("v")[1]:
-            raise PositionError(f"{name}: pawns of both sides are not in retro's chess tables yet")
         return _variant(type(self), str(max(3, len(name) - 1)))  # the set of its piece count (KvK: 3)
 
     def for_position(self, position):
@@ -353,11 +388,6 @@ class Chess(PieceGame):
 
     def check(self, position) -> None:
         fen.check(position.side.code, position.board, position.hand)
-        white = "".join(TYPES[c - 1] for c in sorted(position.board) if 1 <= c <= 6)
-        black = "".join(TYPES[c - 7] for c in sorted(position.board) if c >= 7)
-        if "P" in white and "P" in black:
-            raise PositionError(f"{material_name(white, black)}: pawns of both sides are not in retro's "
-                                "chess tables yet")
 
     def row_layouts(self) -> list:
         return [(8,) * 8]
@@ -443,9 +473,11 @@ class Chess(PieceGame):
     _DRAWN = [8 * r + f for r in range(7, -1, -1) for f in range(8)]  # rank 8 first, as FEN and boards show it
 
     def geometry(self) -> dict:
-        """The squares rank 8 first, drawn on top (White's view); ``.`` an empty square."""
+        """The squares rank 8 first, drawn on top (White's view); ``.`` an empty square;
+        moves in UCI, positions in FEN (``writes``: the page reads and writes them)."""
         out = super().geometry()
-        out.update(points=[dict(out["points"][p], y=7 - p // 8) for p in self._DRAWN], empty=".", moves="uci")
+        out.update(points=[dict(out["points"][p], y=7 - p // 8) for p in self._DRAWN], empty=".", moves="uci",
+                   writes="fen")
         return out
 
     def cells(self, position) -> str:

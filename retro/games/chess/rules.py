@@ -9,16 +9,18 @@ the sign bit: every test of a square is ``m >> s & 1``, every square's bit
 seen mirrored rank-wise (square s as s ^ 56, the kit's ``turn``), so the mover's
 pawns always move up the board (+8) and the other side's down.
 
-The en-passant state, the one extra: ``tier[12]`` of a position (after the 12 counts)
-and column 13 of a row (after the empty squares and the 12 kinds): 0 none, else
-``1 + file`` of the pawn that has just made a double step (the file is the same in
-both views; from the mover's view that pawn stands on ``32 + file``, the capture goes
-to ``40 + file``). It is set only where it matters and is possible: the other side's
-pawn on ``32 + file`` with ``40 + file`` and ``48 + file`` empty, a capture en passant
-legal (the mover's king not in check after it), and the position before the double
-step legal (the pawn back on ``48 + file``: the mover's king not in check there). Any
-other en-passant state is ILLEGAL. ``moves`` gives a child the state after a double
-step exactly when the capture is legal (the position before is the parent: legal).
+The en-passant state is a kind of its own, kind 13 (:data:`GHOST`, ``masks[13]``, the
+13th count of a tier): the other side's pawn that has just made a double step, where a
+capture en passant is possible (from the mover's view it stands on ``32 + file``, the
+capture goes to ``40 + file``; the file is the same in both views). So the numbering
+gives the few boards with that right their own small part (that pawn on 8 squares),
+with no extra. Everywhere else that pawn is a pawn of the other side. It is set only
+where it matters and is possible: ``40 + file`` and ``48 + file`` empty, a capture en
+passant legal (the mover's king not in check after it), and the position before the
+double step legal (the pawn back on ``48 + file``: the mover's king not in check
+there). Any other (two such pawns, one off its fourth rank) is ILLEGAL. ``moves``
+gives a child that pawn after a double step exactly when the capture is legal (the
+position before is the parent: legal).
 
 ``outcome``: ILLEGAL for a board without exactly one king a side, a pawn on rank 1
 or 8, kings side by side, the side not to move in check, or an impossible
@@ -29,8 +31,9 @@ STATUS_TOO_MANY_CHECKERS / STATUS_IMPOSSIBLE_CHECK without an en-passant square)
 kept: unreachable, but their values are those of the rules.
 
 ``moves``: every legal move (no castling; promotion to Q, R, B or N), each child a row
-of ``out``: its empty squares, then its 12 kinds (from the next mover's view: turned
-rank-wise, owners swapped), then its en-passant state.
+of ``out``: its empty squares, then its 13 kinds (from the next mover's view: turned
+rank-wise, owners swapped; the pawn of a double step as kind 13 where it may be taken
+en passant).
 
 ``unmoves``: the parents, positions of the other side to move (from their own view,
 rows as ``moves`` writes them) from which a legal move that is neither a capture nor
@@ -41,7 +44,8 @@ en-passant state says which: a position with state f has only the double step on
 file f undone; one without it no double step after which a capture en passant would
 be legal (that move leads to the state f instead). Each parent comes once with no
 en-passant state and once more for each file on which its own en-passant state is
-possible (the other side, the child's mover, may just have made that double step).
+possible (the other side, the child's mover, may just have made that double step: its
+pawn there as kind 13).
 A parent is listed only if it is a position (the child's mover not in check there).
 
 The bounds: at most 89 moves (the king and three queens), 89 un-moves (with three
@@ -65,8 +69,8 @@ from ..kit import DRAWN, ILLEGAL, LOST, OPEN
 KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)  # types; kinds t + 1 (other's), t + 7 (mover's)
 TYPES = 6
 KINDS = 12
-EP = 12  # the en-passant extra's place in a tier (after the 12 counts); column 13 of a row
-WIDTH = 14  # a row: the empty squares, 12 kinds, the en-passant state
+GHOST = 13  # the kind of the other side's pawn that may be taken en passant
+WIDTH = 14  # a row: the empty squares, 13 kinds
 MAX_MOVES = 96
 MAX_UNMOVES = 96
 
@@ -183,6 +187,25 @@ def en_passant_possible(m, f, consts):
 
 
 @njit(cache=True, inline="always")
+def _merged(masks):
+    """The board with the pawn of kind 13 among the other side's pawns (a copy), and
+    the en-passant state: 0 none, ``1 + file``, or -1 for a kind 13 that cannot be
+    (two pawns, or one off the mover's fifth rank)."""
+    m = np.empty(WIDTH, dtype=np.int64)
+    for k in range(WIDTH):
+        m[k] = masks[k]
+    g = masks[GHOST]
+    m[GHOST] = 0
+    if not g:
+        return m, 0
+    m[6] |= g
+    s = lowest_bit_index(g)
+    if g & (g - 1) or s < 32 or s >= 40:
+        return m, -1
+    return m, s - 31
+
+
+@njit(cache=True, inline="always")
 def _targets(k, s, m, occ, open_to, consts):
     """The squares the mover's piece of kind k (not a pawn) on s reaches (occupied by
     none of the mover's pieces, nor the other king: ``open_to``)."""
@@ -262,19 +285,22 @@ def _generate(m, ep, consts, out, write):
                             out[n, 0] |= _ONE << (g ^ 56)
                         for c in range(1, 7):
                             out[n, c + 6] &= ~(_ONE << (g ^ 56))
-                    out[n, 13] = 0
+                    out[n, GHOST] = 0
                     if k == 12 and t == s + 16:
                         row = out[n]
-                        if _capture_en_passant(row, t & 7, consts):
-                            out[n, 13] = (t & 7) + 1
+                        if _capture_en_passant(row, t & 7, consts):  # the pawn may be taken: kind 13
+                            out[n, 6] &= ~(_ONE << (t ^ 56))
+                            out[n, GHOST] = _ONE << (t ^ 56)
                     n += 1
     return n
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def outcome(masks, tier, consts):
-    """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring);
-    the en-passant state is ``tier[12]``."""
+def outcome(board, tier, consts):
+    """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring)."""
+    masks, ep = _merged(board)
+    if ep < 0:
+        return ILLEGAL
     back = np.int64(0xFF) | (np.int64(0xFF) << 56)
     if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
         return ILLEGAL
@@ -286,7 +312,6 @@ def outcome(masks, tier, consts):
     if _attacked(other, occ, masks[7], masks[8] | masks[9], masks[8] | masks[10], masks[11], masks[12],
                  False, consts):
         return ILLEGAL
-    ep = tier[EP]
     if ep and not en_passant_possible(masks, ep - 1, consts):
         return ILLEGAL
     if _generate(masks, ep, consts, consts[3], False):
@@ -298,18 +323,20 @@ def outcome(masks, tier, consts):
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def moves(masks, tier, consts, out):
+def moves(board, tier, consts, out):
     """The children of every legal move, rows of ``out`` (see the module docstring);
     their count."""
-    return _generate(masks, tier[EP], consts, out, True)
+    masks, ep = _merged(board)
+    return _generate(masks, max(ep, 0), consts, out, True)
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def unmoves(masks, tier, consts, out):
+def unmoves(board, tier, consts, out):
     """The parents (see the module docstring): rows of ``out`` from their mover's view;
     their count."""
     n = 0
-    ep = tier[EP]
+    masks, ep = _merged(board)
+    ep = max(ep, 0)
     empty = masks[0]
     occ = ~empty
     mover_king = lowest_bit_index(masks[7])
@@ -371,16 +398,17 @@ def unmoves(masks, tier, consts, out):
                 flipped = (_ONE << (d ^ 56)) | (_ONE << (o ^ 56))
                 out[n, k + 6] ^= flipped
                 out[n, 0] ^= flipped
-                out[n, 13] = 0
+                out[n, GHOST] = 0
                 n += 1
                 row = out[n - 1]
                 files = row[6] & (np.int64(0xFF) << 32)
                 while files:
                     g = lowest_bit_index(files) & 7
                     files &= files - 1
-                    if en_passant_possible(row, g, consts):
+                    if en_passant_possible(row, g, consts):  # that pawn as kind 13
                         for j in range(13):
                             out[n, j] = row[j]
-                        out[n, 13] = g + 1
+                        out[n, 6] &= ~(_ONE << (32 + g))
+                        out[n, GHOST] = _ONE << (32 + g)
                         n += 1
     return n

@@ -336,6 +336,9 @@ class PieceGame(GridGame):
     max_unmoves: ClassVar[int | None] = None  # un-moves of a position at most (None: max_moves)
     fold: ClassVar[bool] = True  # the numbering folds the symmetries (False: a board, an entry)
     key_kinds: ClassVar[tuple] = (1,)  # the stored kinds the numbering folds by (one or two)
+    # stored kind -> the cells its pieces may stand on (chess: no pawn on the first or last
+    # rank): the numbering ranks it among those alone (see numbering's "domain")
+    domains: ClassVar[dict] = {}
     position_class: ClassVar[type] = Position
     move_example: ClassVar[str] = "c3"  # a move, in messages
 
@@ -580,7 +583,7 @@ class PieceGame(GridGame):
         name = f"{type(self).__module__}.{type(self).__name__}:{self.variant}" if leaves_out else ""
         return tuple(numbering.tables(group if self.fold else np.arange(self.cells_count)[None], kmax,
                                       tuple(self.key_kinds), self.kinds, self.key_allowed if leaves_out else None,
-                                      name) for group in self.groups())
+                                      name, self.domains) for group in self.groups())
 
     @property
     def tables(self) -> numbering.Tables:
@@ -790,7 +793,8 @@ class PieceGame(GridGame):
         board = np.empty(self.cells_count, dtype=np.uint8)
         masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
         tables = self.tables_of(tier)
-        numbering.board_at(int(entry), counts, tables, board, masks)
+        if numbering.board_at(int(entry), counts, tables, board, masks) == 0:
+            return None  # no board: a confined piece on another's cell
         if int(numbering.entry_of(board, counts, tables, masks)[0]) != entry:
             return None
         if self.rules_module._kit_board_outcome(board, self._tier_array(part), self.consts) == ILLEGAL:

@@ -15,6 +15,14 @@ kinds, from the side to move's view: see :mod:`retro.games.kit.game`). A tier fi
   other (a mixed radix: kind 2's cells colex among the cells kind 1 leaves, kind 3's
   among those left, ...): ``M`` is the product of those binomials.
 
+A kind may be confined to a *domain*, a set of cells its pieces may stand on (chess:
+pawns never on the first or last rank; the pawn that has just made a double step, on
+its fourth rank): its cells are ranked colex among the domain's, whatever the kinds
+ranked before it took (so its radix is fixed). A board where a confined piece shares a
+cell with another is no position: :func:`masks_at` says so (stabiliser 0), and its
+entry is left unused. A domain must be kept in place by the symmetries of every tier
+holding that kind; a kind without one (the usual case) is ranked as above.
+
 When the stabiliser is not the identity alone, the images of the board under it give
 other entries of the same position: the *canonical* entry is the least of them, the
 others are duplicates (the scan marks them, ``canonical_of`` maps them back). A
@@ -58,6 +66,7 @@ class Tables(NamedTuple):
     key: np.ndarray  # int64 (2,): the key kinds (1 or 2), and their greatest count + 1
     block: np.ndarray  # int64: per combination of the first key kind's cells, the first class
     # whose representative has the least of their images (the run of classes holding them)
+    domain: np.ndarray  # int64 (MAX_KINDS,): the cells each stored kind may stand on (all: unconfined)
 
 
 @njit(cache=True, inline="always")
@@ -161,15 +170,26 @@ def part_slot(code, slots):
 
 
 @njit(cache=True, inline="always")
+def confined(tables, kind):
+    """Whether ``kind`` has a domain smaller than the board."""
+    return tables.domain[kind] != all_cells(tables.sym.shape[1])
+
+
+@njit(cache=True, inline="always")
 def multiplier(counts, tables, keys):
-    """M: the arrangements of the other kinds on the cells the key leaves."""
+    """M: the arrangements of the other kinds on the cells the key leaves (a confined
+    kind's on its domain)."""
     free = tables.sym.shape[1]
     for j in range(keys):
         free -= counts[_kind(tables, keys, j) - 1]
     m = 1
     for j in range(keys, len(counts)):
-        n = counts[_kind(tables, keys, j) - 1]
-        m *= tables.binom[free, n]
+        kind = _kind(tables, keys, j)
+        n = counts[kind - 1]
+        if n and confined(tables, kind):
+            m *= tables.binom[popcount(tables.domain[kind]), n]
+        else:
+            m *= tables.binom[free, n]
         free -= n
     return m
 
@@ -182,12 +202,13 @@ def tier_size(counts, tables):
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, h, key, order, first, sym, binom):
+def _rest_rank(masks, counts, g, h, key, order, first, sym, binom, domain):
     """The mixed-radix rank of the kinds after the key (``order[first:]``; ``masks[k]``:
     kind k's cells, ``key`` the key's) under symmetry g, then h (0: the identity)."""
     taken = key
     rank = 0
     free = sym.shape[1] - popcount(key)
+    every = all_cells(sym.shape[1])
     for j in range(first, len(counts)):
         kind = j + 1 if first == 1 else order[j]
         n = counts[kind - 1]
@@ -198,11 +219,19 @@ def _rest_rank(masks, counts, g, h, key, order, first, sym, binom):
             moved = image(moved, g, sym)
         if h:
             moved = image(moved, h, sym)
-        if n == 1:  # its rank: the cells left free below it
-            digit = popcount(~taken & (moved - 1))
+        cells = domain[kind]
+        if cells != every:  # confined: its rank among its domain's cells
+            if n == 1:
+                digit = popcount(cells & (moved - 1))
+            else:
+                digit = colex_rank(extract(moved, cells), binom)
+            rank = rank * binom[popcount(cells), n] + digit
         else:
-            digit = squeezed_rank(moved, taken, binom)
-        rank = rank * binom[free, n] + digit
+            if n == 1:  # its rank: the cells left free below it
+                digit = popcount(~taken & (moved - 1))
+            else:
+                digit = squeezed_rank(moved, taken, binom)
+            rank = rank * binom[free, n] + digit
         taken |= moved
         free -= n
     return rank
@@ -245,16 +274,16 @@ def entry_of_masks(masks, counts, tables, keys):
     g = np.int64(tables.combo_sym[at])
     stab = tables.class_stab[tables.class_off[kc] + c]
     key = tables.class_rep[tables.class_off[kc] + c, 0] | tables.class_rep[tables.class_off[kc] + c, 1]
-    best = _rest_rank(masks, counts, g, 0, key, tables.order, keys, tables.sym, tables.binom)
+    best = _rest_rank(masks, counts, g, 0, key, tables.order, keys, tables.sym, tables.binom, tables.domain)
     order = np.int64(1)
     if stab != 1:
         best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.order, keys, tables.sym,
-                                       tables.binom)
+                                       tables.binom, tables.domain)
     return c * multiplier(counts, tables, keys) + best, order
 
 
 @njit(cache=True)
-def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, binom):
+def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, binom, domain):
     """``(least rank, how many of the stabiliser's symmetries give mine)`` over the
     symmetries ``stab`` keeping the key in place. Called, not inlined: the rare case (a
     symmetric key), and every kernel that ranks inlined it at seconds of compiling each."""
@@ -262,7 +291,7 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, bi
     order = 1
     for h in range(1, sym.shape[0]):
         if (stab >> h) & 1:
-            rank = _rest_rank(masks, counts, g, h, key, sequence, first, sym, binom)
+            rank = _rest_rank(masks, counts, g, h, key, sequence, first, sym, binom, domain)
             if rank == mine:
                 order += 1
             if rank < best:
@@ -294,9 +323,11 @@ def entry_of(board, counts, tables, masks):
 @njit(cache=True)
 def board_at(entry, counts, tables, board, masks):
     """Write the board stored at ``entry`` (its key is the class representative) into
-    ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone).
-    ``masks``: scratch."""
+    ``board``; returns the class's stabiliser (a bitmask; 1: the identity alone; 0: no
+    board, a confined piece on another's cell). ``masks``: scratch."""
     stab = masks_at(entry, counts, tables, masks, tables.key[0])
+    if stab == 0:
+        return stab
     for c in range(tables.sym.shape[1]):
         board[c] = 0
     for k in range(1, len(counts) + 1):
@@ -311,7 +342,9 @@ def board_at(entry, counts, tables, board, masks):
 def masks_at(entry, counts, tables, masks, keys):
     """Write the cell sets of the board stored at ``entry`` into ``masks`` (``masks[k]``
     kind k's cells, ``masks[0]`` the empty ones); returns the class's stabiliser (a
-    bitmask; 1: the identity alone). No board is written: the kit's kernels over masks."""
+    bitmask; 1: the identity alone), or 0 when a confined piece stands on a cell another
+    took (no board: the entry is unused). No board is written: the kit's kernels over
+    masks."""
     first = keys
     kc = key_count(counts, tables, first)
     kinds = len(counts)
@@ -329,21 +362,26 @@ def masks_at(entry, counts, tables, masks, keys):
             masks[kind] = 0
             continue
         free += n
-        radix = tables.binom[free, n]
+        radix = tables.binom[popcount(tables.domain[kind]) if confined(tables, kind) else free, n]
         rest, masks[kind] = rest // radix, rest % radix
     masks[_kind(tables, first, 0)] = tables.class_rep[at, 0]
     taken = tables.class_rep[at, 0]
     if first == 2:
         masks[_kind(tables, first, 1)] = tables.class_rep[at, 1]
         taken |= tables.class_rep[at, 1]
+    clash = False
     for j in range(first, kinds):
         kind = _kind(tables, first, j)
         if counts[kind - 1]:
-            mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
+            if confined(tables, kind):
+                mask = deposit(colex_unrank(masks[kind], counts[kind - 1], tables.binom), tables.domain[kind])
+                clash |= (mask & taken) != 0
+            else:
+                mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
             masks[kind] = mask
             taken |= mask
     masks[0] = ~taken & all_cells(cells)
-    return tables.class_stab[at]
+    return np.int64(0) if clash else tables.class_stab[at]
 
 
 @njit(cache=True, inline="always")
@@ -361,6 +399,8 @@ def advance(masks, counts, tables, keys):
         return False
     last = _kind(tables, keys, j)
     x = masks[last]
+    if confined(tables, last):
+        return _advance_confined(masks, tables, last, x)
     space = masks[0] | x
     low = x & -x
     z = x | (all_cells(cells) & ~space)
@@ -378,6 +418,40 @@ def advance(masks, counts, tables, keys):
     new = high | (space & ~spare)  # the r lowest cells of the space
     masks[last] = new
     masks[0] = space & ~new
+    return True
+
+
+@njit(cache=True, inline="always")
+def _advance_confined(masks, tables, last, x):
+    """:func:`advance` of a confined last kind: its next combination among its domain's
+    cells; False also when it shares a cell with another piece before or after (left to
+    :func:`masks_at`, which says no board)."""
+    cells = tables.sym.shape[1]
+    space = tables.domain[last]
+    others = np.int64(0)
+    for k in range(1, len(tables.order) + 1):
+        if k != last:
+            others |= masks[k]
+    if x & others:
+        return False
+    low = x & -x
+    z = x | (all_cells(cells) & ~space)
+    y = z + low
+    if cells < 64:
+        if y >> cells:
+            return False
+    elif np.uint64(y) < np.uint64(z):
+        return False
+    high = y & space
+    r = popcount(x) - popcount(high)
+    spare = space
+    for _ in range(r):
+        spare &= spare - 1
+    new = high | (space & ~spare)
+    if new & others:
+        return False
+    masks[last] = new
+    masks[0] = all_cells(cells) & ~(others | new)
     return True
 
 
@@ -457,13 +531,25 @@ def _build(cells, tables_key, sym, binom, combo_off, combo_class, combo_sym, cla
     return classes
 
 
+def domains_array(cells: int, domains: dict | None = None) -> np.ndarray:
+    """:attr:`Tables.domain` from ``{stored kind: its cells}`` (the other kinds: every cell)."""
+    every = int(np.int64(-1) if cells == 64 else (1 << cells) - 1)
+    out = np.full(MAX_KINDS, every, dtype=np.int64)
+    for kind, where in (domains or {}).items():
+        mask = 0
+        for c in where:
+            mask |= 1 << int(c)
+        out[kind] = np.array(mask, dtype=np.uint64).astype(np.int64)
+    return out
+
+
 def build_tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int = MAX_KINDS - 1,
-                 allowed=None) -> Tables:
+                 allowed=None, domains: dict | None = None) -> Tables:
     """The tables of a board of ``sym.shape[1]`` cells for key counts up to ``kmax``
     (each key kind's); ``key_kinds``: the stored kinds of the key (one or two), the
     other kinds of ``1..kinds`` follow in order; ``allowed(first, second)`` (the key
     kinds' cells of a representative, as ints): False for a class left out (the same
-    for every image of it)."""
+    for every image of it); ``domains``: ``{kind: cells}`` of the confined kinds."""
     sym = np.array(sym, dtype=np.int64, order="C")  # a writable copy: every group's tables of one type
     cells = sym.shape[1]
     if len(key_kinds) not in (1, 2) or (len(key_kinds) == 1 and tuple(key_kinds) != (1,)):
@@ -491,7 +577,8 @@ def build_tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int
         block = class_off[np.repeat(np.arange(kmax + 1), sizes)] + combo_class
     else:
         block = _blocks(sym, kmax, binom, reps)
-    return Tables(binom, combo_off, combo_class, combo_sym, class_off, reps, stabs, sym, order, key, block)
+    return Tables(binom, combo_off, combo_class, combo_sym, class_off, reps, stabs, sym, order, key, block,
+                  domains_array(cells, domains))
 
 
 def _leave_out(allowed, combo_off, combo_class, class_off, reps, stabs):
@@ -537,24 +624,26 @@ def _cache_file(sym: np.ndarray, kmax: int, extra: str) -> Path:
 
 
 def tables(sym: np.ndarray, kmax: int, key_kinds: tuple = (1,), kinds: int = MAX_KINDS - 1,
-           allowed=None, allowed_name: str = "") -> Tables:
+           allowed=None, allowed_name: str = "", domains: dict | None = None) -> Tables:
     """:func:`build_tables`, read from the disk cache when they are large (written
     there the first time, atomically; a cache that cannot be written is skipped).
-    ``allowed_name`` names the filter in the cache's key."""
+    ``allowed_name`` names the filter in the cache's key; the domains are no part of
+    the cached tables (they are set on them)."""
     cells = sym.shape[1]
     if comb(cells, kmax) * (comb(cells, kmax) if len(key_kinds) == 2 else 1) <= CACHE_ABOVE:
-        return build_tables(sym, kmax, key_kinds, kinds, allowed)
+        return build_tables(sym, kmax, key_kinds, kinds, allowed, domains)
     path = _cache_file(sym, kmax, f"{key_kinds}:{kinds}:{allowed_name}")
+    stored = [name for name in Tables._fields if name != "domain"]
     try:
         with np.load(path) as saved:
-            return Tables(*(saved[name] for name in Tables._fields))
+            return Tables(*(saved[name] for name in stored), domains_array(cells, domains))
     except (OSError, KeyError, ValueError):
         pass
-    made = build_tables(sym, kmax, key_kinds, kinds, allowed)
+    made = build_tables(sym, kmax, key_kinds, kinds, allowed, domains)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{id(made)}.tmp.npz")
-        np.savez(partial, **made._asdict())
+        np.savez(partial, **{name: getattr(made, name) for name in stored})
         partial.replace(path)
     except OSError:
         pass

@@ -201,8 +201,13 @@ def _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, fini
     ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN. Returns the
     stabiliser of its key's class and the entry's stabiliser order (0: nothing more to
     scan)."""
-    if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+    # after no board (stabiliser 0) the masks cannot step on: the cells the clash freed
+    # would give the later kinds more room than their radix
+    if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
         stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+    if stab == 0:  # no board: a confined piece on another's cell
+        finished[i] = invalid
+        return stab, np.int64(0)
     order = np.int64(1)
     if stab != 1:
         canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
@@ -432,10 +437,13 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
             counts_out[i] = 0
         elif finished[i] != _KIT_OPEN:
             continue
-        if held != e - 1 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+        if held != e - 1 or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
             stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
         held = e
         if not fill:
+            if stab == 0:  # no board
+                finished[i] = invalid
+                continue
             if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0] != e:
                 finished[i] = _KIT_DUPLICATE
                 continue
@@ -489,8 +497,10 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
     here = 0
     stab = 1
     for e in range(lo, hi):
-        if e == lo or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
+        if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
             stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        if stab == 0:  # no board
+            continue
         order = 1
         if stab != 1:
             canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
@@ -811,7 +821,7 @@ def _kit_canonical_span(lo, hi, entries, counts, tables, out):
     """:func:`_kit_canonical` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     for i in range(lo, hi):
-        if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) == 1:
+        if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
             out[i] = entries[i]
         else:
             out[i] = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
@@ -831,7 +841,7 @@ def _kit_canonical_parts_span(lo, hi, entries, offsets, part_rows, kinds, tables
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
-        if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) == 1:
+        if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
             out[i] = e
         else:
             out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables, _KIT_KEYS)[0]

@@ -300,8 +300,8 @@ class Board:
             "sides": [{"name": side.value, "letter": side.letter, "title": side.title,
                        "plural": side.plural, **({"mates": side.mates} if getattr(side, "mates", None) else {})}
                       for side in game.sides],
-            "geometry": page_geometry(game),
-            **({"note": NOTES[game.name]} if game.name in NOTES else {}),
+            "geometry": game.geometry(),
+            **({"note": game.values_note} if game.values_note else {}),
         }
         if self.musketeers:
             out.update({"size": self.size, "board": f"{self.size}x{self.size}",
@@ -656,21 +656,6 @@ class Service:
             "api": "v1",
             "boards": [board.info() for board in self.boards.values()],
         }
-
-
-# What the page says once under a game's board: what its values leave out.
-NOTES = {"chess": "These tables ignore the fifty-move rule: a win here may take more than fifty moves "
-                  "without a capture or a pawn move, which over the board could be claimed as a draw."}
-
-
-def page_geometry(game) -> dict:
-    """``game.geometry()`` for the page, saying how the positions are written where the
-    game's own does not: ``writes: "fen"`` for a notation that writes the board before
-    the side to move with UCI moves (chess), which the page reads to draw a board."""
-    geometry = dict(game.geometry())
-    if getattr(game, "board_first", False) and geometry.get("moves") == "uci":
-        geometry.setdefault("writes", "fen")
-    return geometry
 
 
 def lichess_entry(position, outcome) -> dict:

@@ -187,22 +187,27 @@ def en_passant_possible(m, f, consts):
 
 
 @njit(cache=True, inline="always")
-def _merged(masks):
-    """The board with the pawn of kind 13 among the other side's pawns (a copy), and
-    the en-passant state: 0 none, ``1 + file``, or -1 for a kind 13 that cannot be
-    (two pawns, or one off the mover's fifth rank)."""
-    m = np.empty(WIDTH, dtype=np.int64)
-    for k in range(WIDTH):
-        m[k] = masks[k]
+def _merge(masks):
+    """Put the pawn of kind 13 among the other side's pawns, in place (no copy: the
+    kernels run once an entry, and an array a call cost more than the rest), and return
+    it and the en-passant state: 0 none, ``1 + file``, or -1 for a kind 13 that cannot
+    be (two pawns, or one off the mover's fifth rank). :func:`_unmerge` puts it back."""
     g = masks[GHOST]
-    m[GHOST] = 0
     if not g:
-        return m, 0
-    m[6] |= g
+        return g, 0
+    masks[6] |= g
+    masks[GHOST] = 0
     s = lowest_bit_index(g)
     if g & (g - 1) or s < 32 or s >= 40:
-        return m, -1
-    return m, s - 31
+        return g, -1
+    return g, s - 31
+
+
+@njit(cache=True, inline="always")
+def _unmerge(masks, g):
+    if g:
+        masks[6] &= ~g
+        masks[GHOST] = g
 
 
 @njit(cache=True, inline="always")
@@ -296,11 +301,16 @@ def _generate(m, ep, consts, out, write):
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def outcome(board, tier, consts):
+def outcome(masks, tier, consts):
     """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring)."""
-    masks, ep = _merged(board)
-    if ep < 0:
-        return ILLEGAL
+    g, ep = _merge(masks)
+    found = ILLEGAL if ep < 0 else _outcome(masks, ep, consts)
+    _unmerge(masks, g)
+    return found
+
+
+@njit(cache=True, inline="always")
+def _outcome(masks, ep, consts):
     back = np.int64(0xFF) | (np.int64(0xFF) << 56)
     if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
         return ILLEGAL
@@ -323,20 +333,28 @@ def outcome(board, tier, consts):
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def moves(board, tier, consts, out):
+def moves(masks, tier, consts, out):
     """The children of every legal move, rows of ``out`` (see the module docstring);
     their count."""
-    masks, ep = _merged(board)
-    return _generate(masks, max(ep, 0), consts, out, True)
+    g, ep = _merge(masks)
+    n = _generate(masks, max(ep, 0), consts, out, True)
+    _unmerge(masks, g)
+    return n
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
-def unmoves(board, tier, consts, out):
+def unmoves(masks, tier, consts, out):
     """The parents (see the module docstring): rows of ``out`` from their mover's view;
     their count."""
+    g, ep = _merge(masks)
+    n = _unmoves(masks, max(ep, 0), consts, out)
+    _unmerge(masks, g)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _unmoves(masks, ep, consts, out):
     n = 0
-    masks, ep = _merged(board)
-    ep = max(ep, 0)
     empty = masks[0]
     occ = ~empty
     mover_king = lowest_bit_index(masks[7])

@@ -39,6 +39,8 @@ PARTS = {
         "probe --db {d}/dob.h5 S_-l-_---_-C-_-L-_-",
         # the kit's kernels compiled into tests/teeko_board.py (Teeko over a board)
         "board-teeko",
+        # what tests call straight from Python: the kit's numbering, chess's rules kernels
+        "numbering-and-chess-rules",
     ],
     "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race, Teeko; alpha-beta
         "build --board 4 --out {d}/m4.h5",
@@ -84,7 +86,38 @@ def board_teeko(d: str) -> int:
     return 0
 
 
-STEPS = {"board-teeko": board_teeko}  # steps that are no command: a function of the folder
+def numbering_and_chess_rules(d: str) -> int:
+    """The kit's numbering (tests/test_kit_numbering.py) and chess's rules kernels
+    (tests/test_chess_rules.py) called from Python: their own dispatchers, compiled for
+    the arrays those tests pass (half a minute each on a fresh checkout)."""
+    import numpy as np
+
+    from retro.games.chess import rules
+    from retro.games.kit import numbering
+    from retro.games.kit.cells import grid_symmetries
+
+    tables = numbering.build_tables(grid_symmetries(3, 4), 2)
+    counts = np.array([1, 1, 0], dtype=np.int64)
+    masks = np.empty(numbering.MAX_KINDS, dtype=np.int64)
+    board = np.zeros(12, dtype=np.uint8)
+    numbering.tier_size(counts, tables)
+    numbering.masks_at(0, counts, tables, masks, 1)
+    numbering.entry_of_masks(masks, counts, tables, 1)
+    numbering.advance(masks, counts, tables, 1)
+    numbering.board_at(0, counts, tables, board, masks)
+    numbering.entry_of(board, counts, tables, masks)
+    row = np.zeros(rules.WIDTH, dtype=np.int64)
+    row[1], row[7] = 1 << 60, 1  # the kings on a1 and e8
+    row[0] = ~(row[1] | row[7])
+    tier = np.zeros(13, dtype=np.int64)
+    out = np.zeros((256, rules.WIDTH), dtype=np.int64)
+    rules.outcome(row, tier, rules.tables())
+    rules.moves(row, tier, rules.tables(), out)
+    rules.unmoves(row, tier, rules.tables(), out)
+    return 0
+
+
+STEPS = {"board-teeko": board_teeko, "numbering-and-chess-rules": numbering_and_chess_rules}  # steps that are no command: a function of the folder
 
 
 def main(part: str) -> None:

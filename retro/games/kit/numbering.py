@@ -403,23 +403,32 @@ def advance(masks, counts, tables, keys):
     if confined(tables, last):
         return _advance_confined(masks, tables, last, x)
     space = masks[0] | x
+    new = _next_combination(x, space, cells)
+    if new == 0:
+        return False
+    masks[last] = new
+    masks[0] = space & ~new
+    return True
+
+
+@njit(cache=True, inline="always")
+def _next_combination(x, space, cells):
+    """The cells after ``x`` (as many) in colex order among the cells of ``space``; 0
+    when ``x`` is the last (a wrap)."""
     low = x & -x
     z = x | (all_cells(cells) & ~space)
     y = z + low  # the carry runs over the lowest run (and holes)
     if cells < 64:  # past the last cell: a wrap
         if y >> cells:
-            return False
+            return np.int64(0)
     elif np.uint64(y) < np.uint64(z):  # 64 cells: the carry left the int64
-        return False
+        return np.int64(0)
     high = y & space
     r = popcount(x) - popcount(high)
     spare = space
     for _ in range(r):
         spare &= spare - 1
-    new = high | (space & ~spare)  # the r lowest cells of the space
-    masks[last] = new
-    masks[0] = space & ~new
-    return True
+    return high | (space & ~spare)  # the r lowest cells of the space
 
 
 @njit(cache=True, inline="always")
@@ -435,21 +444,8 @@ def _advance_confined(masks, tables, last, x):
             others |= masks[k]
     if x & others:
         return False
-    low = x & -x
-    z = x | (all_cells(cells) & ~space)
-    y = z + low
-    if cells < 64:
-        if y >> cells:
-            return False
-    elif np.uint64(y) < np.uint64(z):
-        return False
-    high = y & space
-    r = popcount(x) - popcount(high)
-    spare = space
-    for _ in range(r):
-        spare &= spare - 1
-    new = high | (space & ~spare)
-    if new & others:
+    new = _next_combination(x, space, cells)
+    if new == 0 or new & others:
         return False
     masks[last] = new
     masks[0] = all_cells(cells) & ~(others | new)

@@ -169,10 +169,16 @@ def value_json(outcome: Outcome | Standing) -> dict:
     return outcome.as_dict()
 
 
-def move_json(move, after, outcome: Outcome | Standing) -> dict:
-    """``{"move", "position", "winner", "plies"}``: a move, where it leads and that
+def move_json(move, after, outcome: Outcome | Standing, written: str | None = None) -> dict:
+    """``{"move", ["san",] "position", "winner", "plies"}``: a move (and as players write
+    it, where the game's notation differs: chess's SAN), where it leads and that
     position's value (``winner`` and ``plies`` None for a draw; see :func:`value_json`)."""
-    return {"move": str(move), "position": str(after), **value_json(outcome)}
+    return {"move": str(move), **({"san": written} if written is not None else {}), "position": str(after),
+            **value_json(outcome)}
+
+
+def _written(game, position, move) -> str | None:
+    return None if game is None else game.written_move(position, move)
 
 
 def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
@@ -184,7 +190,9 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
     reason = None if children else finish_text(position, game)
     where = ({"size": position.size} if game is None or game.name == games.DEFAULT_GAME
              else {"game": game.full_name})
-    lines = (game or games.get()).marked_lines(position)
+    rules = game or games.get()
+    lines = rules.marked_lines(position)
+    check = rules.checked_points(position)
     return {
         "position": str(position),
         **where,
@@ -193,8 +201,9 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
         "value": outcome.summary() if isinstance(outcome, Standing) else str(outcome),
         "over": reason is not None,
         "result": reason if reason is not None else GOES_ON,
-        "moves": [move_json(move, after, value) for move, after, value in children],
+        "moves": [move_json(move, after, value, _written(game, position, move)) for move, after, value in children],
         **({"lines": lines} if lines else {}),
+        **({"check": check} if check else {}),
     }
 
 
@@ -301,8 +310,10 @@ def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
     has lines to mark (a finishing line, standing mills) carries them as ``lines``."""
     rules = game or games.get()
     line = []
+    before = position
     for move, after, value in steps:
-        step = move_json(move, after, value)
+        step = move_json(move, after, value, _written(game, before, move))
+        before = after
         lines = rules.marked_lines(after)
         line.append({**step, "lines": lines} if lines else step)
     return {

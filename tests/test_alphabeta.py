@@ -176,8 +176,10 @@ def test_every_3x3_position(db3):
     _assert_solver_agrees(db3, positions, musketeers_solver(3, table_bits=14))
 
 
-def test_every_4x4_table_entry(db4):
-    """Batch solving (one compiled loop, one table) of every canonical entry of 4x4."""
+def test_every_other_4x4_table_entry(db4):
+    """Batch solving (one compiled loop, one table) of every other canonical entry of
+    4x4 (the entries between are positions of the same layers: the database itself is
+    checked at every 4x4 position by tests/test_solution.py)."""
     ix = indexer(4)
     masks = np.tile(np.arange(1 << ix.free, dtype=np.int64), ix.placement_count)
     placements = np.repeat(np.arange(ix.placement_count, dtype=np.int64), 1 << ix.free)
@@ -185,6 +187,7 @@ def test_every_4x4_table_entry(db4):
     decode_many(placements, masks, ix, musketeers, enemies)
     side = np.repeat([0, 1], len(masks))
     musketeers, enemies = np.tile(musketeers, 2), np.tile(enemies, 2)
+    side, musketeers, enemies = side[::2], musketeers[::2], enemies[::2]
     states = side | (musketeers << games.MUSKETEER_SHIFT) | (enemies << games.ENEMY_SHIFT)
     values = musketeers_solver(4).values(states)
     with open_database(db4) as db:
@@ -192,7 +195,7 @@ def test_every_4x4_table_entry(db4):
     mover_wins = values > 0
     assert np.array_equal(np.where(side == 0, mover_wins, ~mover_wins), musketeers_win)
     assert np.array_equal(WIN - np.abs(values), plies)
-    assert len(values) == 2 * 77 * 2**13
+    assert len(values) == 77 * 2**13
 
 
 def test_4x4_sample_of_all_positions(db4):

@@ -1131,8 +1131,17 @@ def test_chess_on_the_page(page, chess_server):
                                      "b.querySelector('.words').textContent])")
     assert said == [[str(m), str(o)] for m, o in db.moves(start)]
     assert any("mates in" in words for _, words in said)
+    pychess = pytest.importorskip("chess")  # the moves as players write them, by python-chess
+    written = page.eval_on_selector_all("#moves button .name", "ns => ns.map(n => n.textContent)")
+    assert written == [pychess.Board(str(start)).san(pychess.Move.from_uci(str(m))) for m, _ in db.moves(start)]
+    assert page.locator("#board rect.sq.check").count() == 0
     page.click('rect[data-square="e8"]')
     assert page.text_content("#message") == "That is Black's king: White is to move."
+    page.check('input[name=mode][value="B"]')  # playing Black: Black's side nearest
+    assert page.get_attribute("#flip", "aria-pressed") == "true"
+    page.check('input[name=mode][value="explore"]')
+    page.click("#flip")
+    assert page.get_attribute("#flip", "aria-pressed") == "false"
 
     pawn = chess.parse("k7/6P1/8/8/8/8/8/4K3 w - -")  # g7-g8: what the pawn becomes
     load(page, f"{url}?start={str(pawn).replace(' ', '_')}&game=chess-3")
@@ -1152,6 +1161,10 @@ def test_chess_on_the_page(page, chess_server):
     page.click('#promotion button[data-move="g7g8r"]')
     wait_for(page, pawn.play("g7g8r"))
     assert moves_in_url(page) == ["g7g8r"] and page.is_hidden("#promotion")
+    assert page.text_content('#game button[data-ply="1"]') == "g8=R+"  # SAN in the game's score
+    checked = page.eval_on_selector_all("#board rect.sq", "rs => rs.flatMap((r, i) => r.classList.contains('check') "
+                                        "? [i] : [])")
+    assert checked == [0]  # a8 (rank 8 first), Black's king in check
 
     page.click("#edit")  # the palette: a piece, then squares
     assert page.is_visible("#edit-palette") and page.locator("#edit-palette button").count() == 13

@@ -34,8 +34,18 @@ def solve(game: Game, tier, children: dict) -> np.ndarray:
 
         if game.loopy(tier):
             # The children are read by the scan only: their pages leave the resident
-            # set before the un-moves, when the solver holds the most.
-            values = unmove.solve_loopy(kernels, dtype,
+            # set before the un-moves, when the solver holds the most, and every
+            # ``release_every`` entries during the scan (a scan reads a part of each
+            # child at a time: the children need not be resident whole).
+            scanned = [0]
+
+            def advance(n: int) -> None:
+                scanned[0] += n
+                if scanned[0] >= kernels.release_every:
+                    release_pages(children.values())
+                    scanned[0] = 0
+
+            values = unmove.solve_loopy(kernels, dtype, advance=advance if kernels.release_every else None,
                                         after_scan=lambda: release_pages(children.values()))
         else:
             values = unmove.solve_acyclic(kernels, dtype)

@@ -57,6 +57,7 @@ NEVER = 255  # counter of an entry with a move out of the tier to a draw: it nev
 COUNT_SHIFT = 16
 UNDECIDED, PENDING_WIN, PENDING_LOSS, DONE = 0, 1, 2, 3
 LEVEL_MASK = (1 << 14) - 1
+NO_HORIZON = 1 << 62  # a schedule whose lists hold every level
 
 
 @njit(cache=True, parallel=True)
@@ -81,7 +82,8 @@ def absorb(first, finished, counter_in, counts, child_value, width, draw, invali
         if f != OPEN:
             values[e] = f
             aux[e] = (DONE << 14) | (f >> 1)
-            push_level[i] = f >> 1
+            if f >> 1 == 0:  # lost at once: its moves are undone at level 0 (a longer finished value's are not)
+                push_level[i] = 0
             continue
         fastest = levels + 1
         resist = -1
@@ -219,20 +221,24 @@ def fill_duplicates(entries, canonical, values):
 
 
 @njit(cache=True)
-def _by_level(entries, levels):
-    """The entries with a level (``levels >= 0``) as uint32, grouped by level (a counting
-    sort, stable): ``(grouped, the levels found, where each one's group starts and the
-    last ends)``."""
+def _by_level(entries, levels, horizon):
+    """The entries with a level (``levels >= 0``) below ``horizon`` as uint32, grouped by
+    level (a counting sort, stable): ``(grouped, the levels found, where each one's
+    group starts and the last ends, whether an entry at the horizon or after was left
+    out)``."""
     low, high = np.int64(1) << 62, np.int64(-1)
+    beyond = False
     for v in levels:
-        if v >= 0:
+        if v >= horizon:
+            beyond = True
+        elif v >= 0:
             low = min(low, v)
             high = max(high, v)
     if high < 0:
-        return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64), beyond
     start = np.zeros(high - low + 2, dtype=np.int64)
     for v in levels:
-        if v >= 0:
+        if 0 <= v < horizon:
             start[v - low + 1] += 1
     found = np.flatnonzero(start[1:]) + low
     for b in range(high - low + 1):
@@ -240,36 +246,103 @@ def _by_level(entries, levels):
     grouped = np.empty(start[high - low + 1], dtype=np.uint32)
     for i in range(len(entries)):
         v = levels[i]
-        if v >= 0:
+        if 0 <= v < horizon:
             grouped[start[v - low]] = entries[i]
             start[v - low] += 1
     # After the fill, start[b] is where level b + low's group ends.
     bounds = np.zeros(len(found) + 1, dtype=np.int64)
     for j in range(len(found)):
         bounds[j + 1] = start[found[j] - low]
-    return grouped, found, bounds
+    return grouped, found, bounds, beyond
+
+
+@njit(cache=True, parallel=True)
+def pending_levels(aux, low, blocks):
+    """How many entries wait with a pending verdict at each level from ``low`` on
+    (``out[level - low]``), counted by ``blocks`` threads."""
+    width = LEVEL_MASK + 1 - low
+    counts = np.zeros((blocks, width), dtype=np.int64)
+    step = (len(aux) + blocks - 1) // blocks
+    for b in prange(blocks):
+        for e in range(b * step, min(len(aux), (b + 1) * step)):
+            a = aux[e]
+            state = (a >> 14) & 3
+            if state == PENDING_WIN or state == PENDING_LOSS:
+                level = np.int64(a & LEVEL_MASK)
+                if level >= low:
+                    counts[b, level - low] += 1
+    out = np.zeros(width, dtype=np.int64)
+    for b in range(blocks):
+        out += counts[b]
+    return out
+
+
+@njit(cache=True)
+def collect_pending(aux, start, low, high, out):
+    """The entries from ``start`` on with a pending verdict at a level of
+    ``low..high-1`` into ``out`` (at most its length): ``(how many, where the search
+    stopped)``."""
+    n = 0
+    e = start
+    while e < len(aux) and n < len(out):
+        a = aux[e]
+        state = (a >> 14) & 3
+        if state == PENDING_WIN or state == PENDING_LOSS:
+            level = np.int64(a & LEVEL_MASK)
+            if low <= level < high:
+                out[n] = e
+                n += 1
+        e += 1
+    return n, e
 
 
 class _Schedule:
     """The entries to decide, one list per level (chunks of arrays), held as uint32 (a
     tier has fewer than 2**32 entries; the largest of nine men's morris may have most of
-    its 10**9 entries waiting at once) and handed out as int64, one level at a time."""
+    its 10**9 entries waiting at once) and handed out as int64, one level at a time.
 
-    def __init__(self) -> None:
+    With a ``budget`` (entries), the lists hold at most about that many: when they
+    would hold more, the farthest levels' lists are let go and every level from the
+    *horizon* on waits in ``aux`` alone (its pending verdict holds its level). When the
+    solve reaches the horizon, a pass over ``aux`` counts the entries waiting at each
+    level from there, and the levels that fit the budget are gathered into lists again;
+    a level larger than the budget by itself is handed out straight from ``aux``, a
+    piece at a time. What a level decides does not depend on the order of its entries,
+    so the values are the same with a budget or without."""
+
+    def __init__(self, aux: np.ndarray | None = None, budget: int | None = None) -> None:
         self.lists: dict[int, list] = {}
+        self.aux = aux
+        self.budget = budget
+        self.held = 0  # entries in the lists
+        self.horizon = NO_HORIZON  # levels from here on wait in aux alone
+        self.beyond = False  # whether an entry may wait at the horizon or after
 
     def add(self, entries: np.ndarray, levels: np.ndarray) -> None:
-        grouped, found, bounds = _by_level(entries, levels)
+        grouped, found, bounds, beyond = _by_level(entries, levels, self.horizon)
+        self.beyond |= beyond
         for j in range(len(found)):
             # A copy: a view would hold all of ``grouped`` until its last level is done.
             self.lists.setdefault(int(found[j]), []).append(grouped[bounds[j]:bounds[j + 1]].copy())
+        self.held += len(grouped)
+        # Level 0 is never let go: its finished entries are not pending in aux.
+        while self.budget is not None and self.held > self.budget and max(self.lists, default=0) > 0:
+            farthest = max(self.lists)
+            self.held -= sum(len(part) for part in self.lists.pop(farthest))
+            self.horizon, self.beyond = farthest, True
 
     def pop(self, level: int, most: int, keep):
         """A level's entries that ``keep`` keeps (it takes int64 entries, returns those
         it keeps), at most ``most`` at a time. The lists are let go as they are handed
         out: a level can hold a good part of the tier, and an int64 copy of all of it
         at once was the largest thing the solver held."""
+        if level >= self.horizon:
+            streamed = self._gather(level, most)
+            if streamed:
+                yield from self._from_aux(level, most, keep)
+                return
         parts = self.lists.pop(level, [])
+        self.held -= sum(len(part) for part in parts)
         parts.reverse()
         held, n = [], 0
         while parts:
@@ -286,8 +359,40 @@ class _Schedule:
         if n:
             yield np.concatenate(held)
 
+    def _gather(self, level: int, most: int) -> bool:
+        """At the horizon: the levels from ``level`` on that fit the budget into lists,
+        and the horizon after them. True when ``level`` alone is over the budget (its
+        entries are then handed out straight from ``aux``)."""
+        counts = pending_levels(self.aux, level, numba.get_num_threads())
+        waiting = np.flatnonzero(counts)
+        if not len(waiting):
+            self.horizon, self.beyond = NO_HORIZON, False
+            return False
+        if counts[0] > self.budget:
+            self.horizon, self.beyond = level + 1, True
+            return True
+        fit = int(np.searchsorted(np.cumsum(counts), self.budget, side="right"))
+        last = int(waiting[-1]) + 1
+        self.horizon, self.beyond = (NO_HORIZON, False) if fit >= last else (level + fit, True)
+        out = np.empty(min(CHUNK, len(self.aux)), dtype=np.int64)
+        start = 0
+        while start < len(self.aux):
+            n, start = collect_pending(self.aux, start, level, level + fit, out)
+            self.add(out[:n], (self.aux[out[:n]] & LEVEL_MASK).astype(np.int64))
+        return False
+
+    def _from_aux(self, level: int, most: int, keep):
+        """The entries waiting at ``level`` (larger than the budget), a piece at a time."""
+        out = np.empty(min(most, len(self.aux)), dtype=np.int64)
+        start = 0
+        while start < len(self.aux):
+            n, start = collect_pending(self.aux, start, level, level + 1, out)
+            kept = keep(out[:n].copy())
+            if len(kept):
+                yield kept
+
     def __bool__(self) -> bool:
-        return bool(self.lists)
+        return bool(self.lists) or self.beyond
 
 
 CHUNK = 1 << 18
@@ -353,7 +458,7 @@ def solve_loopy(source: TierKernels, dtype, advance=None, after_scan=None) -> np
     aux = np.empty(size, dtype=np.uint32)
     if size >= 1 << 32:
         raise BuildError(f"{source.name}: {size:,} entries, more than the solver's schedule holds (2**32)")
-    schedule = _Schedule()
+    schedule = _Schedule(aux, source.schedule_budget)
     push_entry = np.empty(CHUNK, dtype=np.int64)
     push_level = np.empty(CHUNK, dtype=np.int64)
 

@@ -259,7 +259,11 @@ class TierKernels:
     entry of a run of the tier that holds all its parents (runs of different entries
     are the same or disjoint): the solver undoes the moves of entries in the order of
     their runs, so that the parents it updates stay in the cache, and gives each
-    thread its own runs.
+    thread its own runs. ``schedule_budget``: at most about so many entries held in the
+    solver's lists of entries to decide (None: no bound; see
+    :class:`retro.engine.unmove._Schedule`). ``release_every``: the entries scanned
+    between two drops of the children's memory-mapped pages from the resident set (0:
+    once, when the scan is done).
     """
 
     size: int
@@ -271,6 +275,8 @@ class TierKernels:
     canonical_of: Any
     name: str = "tier"
     parent_blocks: Any = None
+    schedule_budget: int | None = None
+    release_every: int = 0
 
 
 DUPLICATE = -3  # TierKernels' finished: a smaller entry holds the same position
@@ -534,6 +540,16 @@ class Game:
         """What stands on each point, one notation character per point, in the order of
         ``geometry()["points"]``."""
         raise NotImplementedError
+
+    def written_move(self, position, move) -> str | None:
+        """The move as players write it where that differs from the notation's text
+        (chess: SAN, ``Nf3``, where moves are read and written in UCI), else None."""
+        return None
+
+    def checked_points(self, position) -> list[str]:
+        """The points of pieces in check, marked on the board (chess: the king of the
+        side to move, attacked). None by default."""
+        return []
 
     def marked_lines(self, position) -> list[dict]:
         """Lines to mark on the board: ``{"side": name, "points": [...]}`` for a line that

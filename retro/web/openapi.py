@@ -64,6 +64,8 @@ _BOARD = {"board": {"type": "string", "example": "nine-mens-morris-3",
 _STEP = {
     "type": "object", "required": ["move", "position", "winner", "plies"],
     "properties": {"move": {"type": "string", "example": "e1-e2"},
+                   "san": {"type": "string", "example": "Nf3",
+                           "description": "chess: the move in SAN (`move` is UCI)"},
                    "position": {"type": "string", "description": "the position the move leads to"},
                    **_VALUE,
                    "lines": {"type": "array", "description": "in a principal line, the lines the "
@@ -115,6 +117,8 @@ def openapi() -> dict:
                       "description": "every legal move, best first for the side to move"},
             "lines": {"type": "array", "description": "the lines the position marks (a finishing "
                                                       "line, mills), when it has some"},
+            "check": {"type": "array", "items": {"type": "string"}, "example": ["e1"],
+                      "description": "chess: the square of the king in check, when it is"},
             **_BOARD,
         },
     }

@@ -462,6 +462,15 @@ class Chess(PieceGame):
         king = after.board.index(1 + 6 * after.side.code)
         return out + ("+" if fen.attacked(after.board, king, 1 - after.side.code) else "")
 
+    def written_move(self, position, move) -> str:
+        """SAN: what the page shows beside the UCI it reads."""
+        return self.san(position, move)
+
+    def checked_points(self, position) -> list[str]:
+        """The square of the side to move's king when it is in check."""
+        king = position.board.index(1 + 6 * position.side.code)
+        return [fen.square_name(king)] if fen.attacked(position.board, king, 1 - position.side.code) else []
+
     def finished_reason(self, position) -> str:
         winner = position.winner()
         if position.is_over() and winner is not None:

@@ -332,7 +332,11 @@ class PieceGame(GridGame):
     extras: ClassVar[int] = 0
     unmoves: ClassVar[str | None] = None  # "steps", "own", or None (loopy tiers: explicit)
     kernels: ClassVar[str] = "board"  # the form of the game's kernels: "board" or "masks"
-    bytes_per_entry: ClassVar[int] = 10  # the un-move solver's peak, measured
+    bytes_per_entry: ClassVar[int] = 7  # the un-move solver's peak, measured (values 2, state 4, lists 1)
+    # the un-move solver's lists of entries to decide hold at most a tier's entries over
+    # this (the rest wait in its state words: see retro.engine.unmove._Schedule)
+    schedule_share: ClassVar[int] = 4
+    RELEASE_EVERY: ClassVar[int] = 1 << 24  # entries scanned between drops of the children's pages
     max_unmoves: ClassVar[int | None] = None  # un-moves of a position at most (None: max_moves)
     fold: ClassVar[bool] = True  # the numbering folds the symmetries (False: a board, an entry)
     key_kinds: ClassVar[tuple] = (1,)  # the stored kinds the numbering folds by (one or two)
@@ -705,8 +709,8 @@ class PieceGame(GridGame):
 
     def tier_memory(self, tier) -> int:
         """The un-move solver's peak: about ``bytes_per_entry`` bytes an entry (values,
-        its word of state, the lists of the levels), the children's values and the
-        buffers it touches (about 100 MB at most)."""
+        its word of state, the lists of the levels), the share of the children's values
+        its scan holds at once and the buffers it touches (about 100 MB at most)."""
         item = np.dtype(self.value_dtype).itemsize
         size = self.tier_size(tier)
         slots = (tuple(tier), *self.child_tiers(tier))
@@ -714,7 +718,11 @@ class PieceGame(GridGame):
         width = 1 if parts else self.max_moves  # children's values a scanned entry keeps (parts: the best)
         fixed = (8 << 20) + min(size, 1 << 18) * (24 + item * width) \
             + min(size, 1 << 16) * self.max_moves * 4 + min(size, 1 << 23) * 8
-        return self.bytes_per_entry * size + fixed + sum(item * self.tier_size(c) for c in self.child_tiers(tier))
+        # The scan reads its children a part at a time, their pages dropped every
+        # RELEASE_EVERY entries: about that share of each is resident at once.
+        share = min(1.0, self.RELEASE_EVERY / max(size, 1))
+        children = sum(item * self.tier_size(c) for c in self.child_tiers(tier))
+        return self.bytes_per_entry * size + fixed + int(children * share)
 
     def positions_in(self, tier) -> int:
         return self._positions(tuple(tier))
@@ -960,7 +968,11 @@ class PieceGame(GridGame):
         return TierKernels(self.tier_size(tier), scan, parents if loopy else None, values, most, most,
                            lambda e: self.canonical_entries(tier, e),
                            f"{self.full_name} tier {self.tier_name(tier)}",
-                           parent_blocks if loopy else None)
+                           parent_blocks if loopy else None, self._schedule_budget(tier), self.RELEASE_EVERY)
+
+    def _schedule_budget(self, tier) -> int:
+        """The entries the un-move solver's lists hold at most (see :attr:`schedule_share`)."""
+        return max(self.tier_size(tier) // self.schedule_share, 1 << 20)
 
     def _part_codes(self, tier):
         """The tier's parts as a hash table of their codes (see :meth:`_code_table`),
@@ -1075,7 +1087,8 @@ class PieceGame(GridGame):
 
         return TierKernels(self.tier_size(tier), scan_from, parents, (np.zeros(1, dtype=dtype),), 1, back,
                            lambda e: self.canonical_entries(tier, e),
-                           f"{self.full_name} tier {self.tier_name(tier)}", parent_blocks)
+                           f"{self.full_name} tier {self.tier_name(tier)}", parent_blocks,
+                           self._schedule_budget(tier), self.RELEASE_EVERY)
 
     # --- presentation -----------------------------------------------------------
 

@@ -356,7 +356,7 @@ function play(moveText, byComputer, push) {
     state.at += 1;
     view.busy = false;
     resetView();
-    say(byComputer ? 'The computer played ' + moveText + '.' : '');
+    say(byComputer ? 'The computer played ' + (move.san || moveText) + '.' : '');
     render();
     saveUrl(push === undefined ? !byComputer : push);
     return true;
@@ -787,6 +787,7 @@ function paintBoard() {
     spec.selected = view.placing ? parseMove(view.placing[0].move).to : view.selected;
     if (view.promoting) spec.arrows.push({move: view.promoting[0].move, kind: 'hover'});
     spec.lines = tonedLines(board, here.lines || []);
+    spec.check = here.check || [];
     const targets = {};
     const removals = {};
     const sources = {};
@@ -1042,15 +1043,15 @@ function drawMoves() {
   // notation's order (as text) instead.
   const moves = values ? here.moves : here.moves.slice().sort((a, b) => (a.move < b.move ? -1 : a.move > b.move ? 1 : 0));
   $('moves-order').textContent = values ? 'best first' : 'in notation order';
-  list.style.setProperty('--chars', String(Math.max(5, ...moves.map((m) => m.move.length))));
+  list.style.setProperty('--chars', String(Math.max(5, ...moves.map((m) => (m.san || m.move).length))));
   moves.forEach((m) => {
     const k = kind(m, here.side);
     const button = html('button', {type: 'button', 'class': (values ? k : 'plain') + (view.hint === m.move ? ' hinted' : ''),
-      'data-move': m.move, 'aria-label': values ? m.move + ': ' + verb(k) + ', ' + words(board, m) + (m.values
-        ? ' (' + board.sides.map((s) => playerWords(s, m.values[s.name])).join('; ') + ')' : '') : m.move});
+      'data-move': m.move, 'aria-label': values ? (m.san || m.move) + ': ' + verb(k) + ', ' + words(board, m) + (m.values
+        ? ' (' + board.sides.map((s) => playerWords(s, m.values[s.name])).join('; ') + ')' : '') : m.san || m.move});
     if (!enabled) button.disabled = true;
     if (values) button.appendChild(html('span', {'class': 'mark', 'aria-hidden': 'true'}, k === 'win' ? '✓' : k === 'draw' ? '=' : '✗'));
-    button.appendChild(html('span', {'class': 'name mono'}, m.move));
+    button.appendChild(html('span', {'class': 'name mono'}, m.san || m.move));
     if (values) {
       // More players: the mover's own value after the move (every player's in the code).
       const said = manyPlayers(board) ? playerWords(sideOf(board, here.side), m.values[here.side]) : words(board, m);
@@ -1070,13 +1071,19 @@ function drawMoves() {
   });
 }
 
+/** A move as players write it (chess: SAN), from the answer listing it, else its text. */
+function written(answer, move) {
+  const found = answer && answer.moves && answer.moves.find((m) => m.move === move);
+  return (found && found.san) || move;
+}
+
 /** A variation's first moves, numbered as the list numbers them (``ply``: its first's),
  *  for its button. */
 function variationText(board, node, ply) {
   const nodes = [];
   for (let n = node; n && nodes.length < 3; n = n.next) nodes.push(n);
   const numbers = numbersFrom(board, ply - 1, nodes.map((n) => n.parent.answer.side)).slice(ply - 1);
-  return score(nodes.map((n) => n.move), numbers) + (nodes[nodes.length - 1].next ? ' …' : '');
+  return score(nodes.map((n) => written(n.parent.answer, n.move)), numbers) + (nodes[nodes.length - 1].next ? ' …' : '');
 }
 
 /** The row of ``list`` a move numbered ``number`` goes in: ``row`` (the list's last),
@@ -1127,13 +1134,13 @@ function drawGame() {
     const number = numbers[i];
     if (!row || number.first) flush();
     row = numberedRow(list, row, number);
-    const move = node.move;
+    const move = written(line[ply - 1].answer, node.move);
     const mover = sideOf(board, line[ply - 1].answer.side);
     const button = html('button', {type: 'button', 'class': 'mono' + (ply === state.at ? ' current' : '') +
         (thrown[ply] ? ' blunder' : ''),
       'aria-label': numberText(number) + ' ' + move + ' (' + mover.title + ')' +
         (thrown[ply] ? ', threw the result away' : '') + (valuesShown() ? '; then ' + words(board, node.answer) : ''),
-      'data-ply': ply, 'data-move': move}, move);
+      'data-ply': ply, 'data-move': node.move}, move);
     if (ply === state.at) button.setAttribute('aria-current', 'step');
     button.addEventListener('click', () => go(ply));
     row.appendChild(button);
@@ -1194,6 +1201,12 @@ function chooseMode(radio) {
   if (state.mode !== 'explore' && !state.seed) state.seed = randomSeed();
   resetView();
   const board = boardOf(current());
+  if (state.mode !== 'explore' && allFigures(board.geometry.pieces)) {
+    // The player's side nearest, as over a real board (Flip turns it back).
+    const orient = orientation(board);
+    orient.flip = state.mode !== board.sides[0].name;
+    remember('retro.orient.' + board.key, JSON.stringify(orient));
+  }
   say(state.mode === 'explore' ? 'Explore: move every side.' : 'You play ' + sideOf(board, state.mode).title +
     (valuesShown() ? '.' : ': values are hidden (“Show values” shows them).'));
   render();
@@ -1305,8 +1318,8 @@ function drawLine() {
     row = numberedRow(list, row, number);
     const previewing = view.preview && view.preview.index === i;
     const button = html('button', {type: 'button', 'data-index': i, 'aria-pressed': String(!!previewing),
-      'aria-label': 'Preview ' + numberText(number) + ' ' + step.move + (values ? '; then ' + words(board, step) : '')});
-    button.appendChild(html('span', {'class': 'mono'}, step.move));
+      'aria-label': 'Preview ' + numberText(number) + ' ' + (step.san || step.move) + (values ? '; then ' + words(board, step) : '')});
+    button.appendChild(html('span', {'class': 'mono'}, step.san || step.move));
     if (values) button.appendChild(html('span', {'class': 'code mono'}, code(board, step)));
     button.addEventListener('click', () => preview(previewing ? null : i));
     row.appendChild(button);

@@ -130,7 +130,7 @@ const KEYS = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDow
  * {flip, quarter}, last {from, to} (the last move), selected (a point), sources {point:
  * true} (pieces that can move), targets and removals {point: 'win'|'draw'|'loss'|'plain'}
  * (where a click goes, coloured by value, or plain while values are hidden), lines
- * [{tone, points}] (lines to mark), arrows [{move, kind}], label(point) (its spoken
+ * [{tone, points}] (lines to mark), check [point] (pieces in check), arrows [{move, kind}], label(point) (its spoken
  * name), caption (the whole board in words), onPoint(point) (a click, Enter or Space).
  *
  * Every point is a button of its own, in the notation's order (Tab), and the arrow
@@ -201,6 +201,7 @@ export function drawBoard(box, spec) {
     if (last.from === name) out.push('from');
     if (last.to === name) out.push('to');
     if (spec.selected === name) out.push('selected');
+    if ((spec.check || []).indexOf(name) >= 0) out.push('check');
     return out;
   };
   if (!grid) {

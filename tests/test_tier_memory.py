@@ -40,7 +40,7 @@ from registered import entries, small
 from retro import games
 from retro.games.kit import PieceGame
 
-FLOOR = 64 << 20  # bytes: estimates from here on are checked both ways (eight times 8 MB)
+FLOOR = 60 << 20  # bytes: estimates from here on are checked both ways (7.5 times 8 MB)
 
 MEASURE = Path(__file__).resolve().parent.parent / "benchmarks" / "tier_peak.py"
 

@@ -41,6 +41,8 @@ PARTS = {
         "board-teeko",
         # what tests call straight from Python: the kit's numbering, chess's rules kernels
         "numbering-and-chess-rules",
+        # what only tests compile: the positions' passes, a census, an oracle's solver
+        "passes-and-oracles",
     ],
     "1": [  # Three Musketeers, the small morris games, tic-tac-toe, the race, Teeko; alpha-beta
         "build --board 4 --out {d}/m4.h5",
@@ -117,7 +119,35 @@ def numbering_and_chess_rules(d: str) -> int:
     return 0
 
 
-STEPS = {"board-teeko": board_teeko, "numbering-and-chess-rules": numbering_and_chess_rules}  # steps that are no command: a function of the folder
+def passes_and_oracles(d: str) -> int:
+    """What tests compile that no command does: the kit's pass counting positions, in
+    chess's module and in Dōbutsu shōgi's (tests/test_chess.py, tests/test_dobutsu.py);
+    the un-move census of chess KQvK (tests/test_kit_contract.py); the nine men's morris
+    oracle's general solver (tests/test_nine_oracle.py). Each was ten seconds or so of
+    compiling inside the tests on a fresh checkout; here it runs beside part 1, which
+    takes longer."""
+    import numpy as np
+
+    import nine_oracle
+    from retro import games
+    from retro.games.kit import PieceGame
+    from test_kit_contract import unmove_census
+
+    chess = games.get("chess", "KQvK")
+    tier = chess.tiers()[-1]
+    chess.count_positions(tier)
+    kernels = chess.tier_kernels(tier, {c: np.zeros(chess.tier_size(c), dtype=chess.value_dtype)
+                                        for c in chess.child_tiers(tier)})
+    unmove_census(kernels, chess.value_dtype)
+    dobutsu = games.get("dobutsu", "C")
+    PieceGame.positions_in(dobutsu, dobutsu.tiers()[0])
+    nine_oracle.solve_game(3, 3)
+    return 0
+
+
+# steps that are no command: a function of the folder
+STEPS = {"board-teeko": board_teeko, "numbering-and-chess-rules": numbering_and_chess_rules,
+         "passes-and-oracles": passes_and_oracles}
 
 
 def main(part: str) -> None:

@@ -177,10 +177,6 @@ def move_json(move, after, outcome: Outcome | Standing, written: str | None = No
             **value_json(outcome)}
 
 
-def _written(game, position, move) -> str | None:
-    return None if game is None else game.written_move(position, move)
-
-
 def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
     """The web API's probe object: :func:`probe_json` plus the side to move, the board
     size (Three Musketeers) or the game (the others), the value in words, whether (and
@@ -201,7 +197,7 @@ def probe_answer(position, outcome: Outcome, children: list, game=None) -> dict:
         "value": outcome.summary() if isinstance(outcome, Standing) else str(outcome),
         "over": reason is not None,
         "result": reason if reason is not None else GOES_ON,
-        "moves": [move_json(move, after, value, _written(game, position, move)) for move, after, value in children],
+        "moves": [move_json(move, after, value, rules.written_move(position, move)) for move, after, value in children],
         **({"lines": lines} if lines else {}),
         **({"check": check} if check else {}),
     }
@@ -312,7 +308,7 @@ def line_json(position, outcome: Outcome, steps: list, game=None) -> dict:
     line = []
     before = position
     for move, after, value in steps:
-        step = move_json(move, after, value, _written(game, before, move))
+        step = move_json(move, after, value, rules.written_move(before, move))
         before = after
         lines = rules.marked_lines(after)
         line.append({**step, "lines": lines} if lines else step)

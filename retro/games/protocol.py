@@ -548,7 +548,7 @@ class Game:
 
     def checked_points(self, position) -> list[str]:
         """The points of pieces in check, marked on the board (chess: the king of the
-        side to move, attacked). None by default."""
+        side to move, attacked). None by default (an empty list)."""
         return []
 
     def marked_lines(self, position) -> list[dict]:

@@ -460,8 +460,7 @@ class Chess(PieceGame):
         after = position.play(move)
         if after.is_over() and after.winner() is not None:
             return out + "#"
-        king = after.board.index(1 + 6 * after.side.code)
-        return out + ("+" if fen.attacked(after.board, king, 1 - after.side.code) else "")
+        return out + ("+" if self.checked_points(after) else "")
 
     def written_move(self, position, move) -> str:
         """SAN: what the page shows beside the UCI it reads."""

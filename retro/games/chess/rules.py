@@ -54,14 +54,18 @@ both sides the origins are fewer): :data:`MAX_MOVES` and :data:`MAX_UNMOVES` row
 
 ``consts`` (:func:`tables`): king steps, knight jumps (int64 sets, per square), the
 pawns' captures (``[0, s]`` the squares a pawn moving up attacks from s, ``[1, s]``
-one moving down) and the next square of each of 8 rays (``-1`` off the board;
-0..3 N S E W, 4..7 NE NW SE SW).
+one moving down) and the squares of each of 8 rays from each square (the square
+itself left out; 0..3 N S E W, 4..7 NE NW SE SW): a slider's first piece on a ray is
+the lowest square of the ray's occupied ones going up the board (N, E, NE, NW), the
+highest going down, a bit scan instead of a walk square by square.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from ...bits import lowest_bit_index, popcount
 from ..kit import DRAWN, ILLEGAL, LOST, OPEN
@@ -78,14 +82,15 @@ _ONE = np.int64(1)
 _LOW = 0x00FF00FF00FF00FF
 _LOW2 = 0x0000FFFF0000FFFF
 _LOW4 = 0x00000000FFFFFFFF
+_RISING = 0b110101  # the rays whose squares rise from their start: N, E, NE, NW
 
 
 def tables() -> tuple:
-    """The kernels' ``consts``: (king steps, knight jumps, pawn captures, rays)."""
+    """The kernels' ``consts``: (king steps, knight jumps, pawn captures, rays' squares)."""
     king = np.zeros(64, dtype=np.int64)
     knight = np.zeros(64, dtype=np.int64)
     pawn = np.zeros((2, 64), dtype=np.int64)
-    rays = np.full((8, 64), -1, dtype=np.int64)
+    rays = np.zeros((8, 64), dtype=np.int64)
     directions = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # (rank, file)
 
     def bit(r, f):
@@ -105,8 +110,10 @@ def tables() -> tuple:
                 if 0 <= r + dr < 8 and 0 <= f + df < 8:
                     pawn[side, s] |= bit(r + dr, f + df)
         for d, (dr, df) in enumerate(directions):
-            if 0 <= r + dr < 8 and 0 <= f + df < 8:
-                rays[d, s] = 8 * (r + dr) + f + df
+            step = 1
+            while 0 <= r + step * dr < 8 and 0 <= f + step * df < 8:
+                rays[d, s] |= bit(r + step * dr, f + step * df)
+                step += 1
     return king, knight, pawn, rays
 
 
@@ -116,6 +123,17 @@ def flip(x):
     x = ((x >> 8) & _LOW) | ((x & _LOW) << 8)
     x = ((x >> 16) & _LOW2) | ((x & _LOW2) << 16)
     return ((x >> 32) & _LOW4) | (x << 32)
+
+
+@njit(cache=True, inline="always")
+def _blocker(d, s, occ, rays):
+    """The first occupied square on ray d from s (``occ``: the occupied squares), or -1."""
+    hit = rays[d, s] & occ
+    if not hit:
+        return -1
+    if (_RISING >> d) & 1:
+        return lowest_bit_index(hit)
+    return 63 - leading_zeros(hit)
 
 
 @njit(cache=True, inline="always")
@@ -130,22 +148,16 @@ def _attacked(sq, occ, kings, orth, diag, knights, pawns, downward, consts):
     rays = consts[3]
     if orth:
         for d in range(4):
-            s = rays[d, sq]
-            while s >= 0:
-                if occ >> s & 1:
-                    if orth >> s & 1:
-                        return True
-                    break
-                s = rays[d, s]
+            if rays[d, sq] & orth:
+                s = _blocker(d, sq, occ, rays)
+                if s >= 0 and orth >> s & 1:
+                    return True
     if diag:
         for d in range(4, 8):
-            s = rays[d, sq]
-            while s >= 0:
-                if occ >> s & 1:
-                    if diag >> s & 1:
-                        return True
-                    break
-                s = rays[d, s]
+            if rays[d, sq] & diag:
+                s = _blocker(d, sq, occ, rays)
+                if s >= 0 and diag >> s & 1:
+                    return True
     return False
 
 
@@ -223,12 +235,8 @@ def _targets(k, s, m, occ, open_to, consts):
     first = 4 if k == 10 else 0
     last = 4 if k == 9 else 8
     for d in range(first, last):
-        q = rays[d, s]
-        while q >= 0:
-            found |= _ONE << q
-            if occ >> q & 1:
-                break
-            q = rays[d, q]
+        q = _blocker(d, s, occ, rays)
+        found |= rays[d, s] if q < 0 else rays[d, s] & ~rays[d, q]  # up to the first piece, taken or not
     return found & open_to
 
 
@@ -386,10 +394,8 @@ def _unmoves(masks, ep, consts, out):
             else:
                 origins = np.int64(0)
                 for r in range(4 if k == 4 else 0, 4 if k == 3 else 8):
-                    q = rays[r, d]
-                    while q >= 0 and empty >> q & 1:
-                        origins |= _ONE << q
-                        q = rays[r, q]
+                    q = _blocker(r, d, occ, rays)  # the empty squares before the first piece
+                    origins |= rays[r, d] if q < 0 else rays[r, d] & ~rays[r, q] & ~(_ONE << q)
             while origins:
                 o = lowest_bit_index(origins)
                 origins &= origins - 1

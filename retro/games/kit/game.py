@@ -103,17 +103,30 @@ LOST, WON, ILLEGAL, DRAWN = 0, 1, -2, -4  # outcome() codes besides OPEN (-1)
 _TEMPLATES = Path(__file__).with_name("templates.py")
 
 
-def _kit_digest() -> str:
-    """A digest of the kit's kernel sources. numba keys a cached kernel by its own
-    file's time stamp and bytecode, not by what it inlines: a kernel compiled into a
-    game's module would outlive a change of the kit's templates, numbering, bit tricks or
-    compile options (this file). The
-    digest goes into the kernels' names, so a changed kit compiles anew."""
+def _game_sources(module) -> list:
+    """The files a game's rules may live in: its package's (the module's folder, when
+    that holds an ``__init__.py``), else the module's own file."""
+    path = Path(module.__file__)
+    if (path.parent / "__init__.py").exists():
+        return sorted(path.parent.glob("*.py"))
+    return [path]
+
+
+def _kit_digest(module) -> str:
+    """A digest of the kit's kernel sources and of the game's. numba keys a cached kernel
+    by its own file's time stamp and bytecode, not by what it inlines or calls: a kernel
+    compiled into a game's module would outlive a change of the kit's templates,
+    numbering, bit tricks or compile options (this file), or of the game's rules in
+    another file of its package (chess's ``rules.py``: kernels calling a stale copy of
+    its moves crashed on the new rules' tables). The digest goes into the kernels'
+    names, so a changed kit or game compiles anew."""
     digest = hashlib.sha256()
     for path in (_TEMPLATES, Path(__file__), Path(compiler.__file__), Path(numbering.__file__),
-                 Path(numbering.__file__).parents[2] / "bits.py"):
+                 Path(numbering.__file__).parents[2] / "bits.py", *_game_sources(module)):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:10]
+
+
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
              "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts",
              "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
@@ -146,7 +159,7 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
     namespace["_KIT_EXTRAS"] = extras
     namespace["_KIT_KEYS"] = keys
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
-    digest = _kit_digest()
+    digest = _kit_digest(module)
     for node in kept:
         if isinstance(node, ast.FunctionDef):
             namespace[node.name].__qualname__ = f"{node.name}_{digest}"  # the cache file's name
@@ -1044,7 +1057,7 @@ class PieceGame(GridGame):
         decided = self.rules_decide_children(tier)
         if decided:
             def scan_part(p, lo, hi, w, finished, counter, counts, child_value):
-                return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, radix,
+                return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, radix, rows,
                                              finished, counter, counts, child_value, w, draw, invalid, most, width)
         else:
             scan_part = self._linked_scan(tier, children)

@@ -194,6 +194,47 @@ def multiplier(counts, tables, keys):
     return m
 
 
+PLAN_HEAD = 5  # a plan's head: the key's count index, M, the kinds after the key with pieces, the key's counts
+PLAN = PLAN_HEAD + 3 * MAX_KINDS  # a plan's int64 width
+
+
+@njit(cache=True)
+def plan_of(counts, tables, keys, plan):
+    """Write into ``plan`` (:data:`PLAN` int64) what ranking a board of ``counts`` needs:
+    the key's count index (:func:`key_count`), the multiplier M, and, for each kind after
+    the key with pieces, in the numbering's order, its kind, its count and its radix.
+    The kernels work one out per count tuple once (per tier, part or child tier) and rank
+    boards from it: the loops over every kind (most of them empty in a game of many
+    kinds, chess's 13) cost more than the rank's arithmetic, measured."""
+    plan[0] = key_count(counts, tables, keys)
+    plan[1] = multiplier(counts, tables, keys)
+    plan[3] = counts[_kind(tables, keys, 0) - 1]
+    plan[4] = counts[tables.order[1] - 1] if keys == 2 else 0
+    free = tables.sym.shape[1] - plan[3] - plan[4]
+    t = 0
+    for j in range(keys, len(counts)):
+        kind = _kind(tables, keys, j)
+        n = counts[kind - 1]
+        if n == 0:
+            continue
+        d = tables.domain[1, kind]
+        plan[PLAN_HEAD + 3 * t] = kind
+        plan[PLAN_HEAD + 3 * t + 1] = n
+        plan[PLAN_HEAD + 3 * t + 2] = tables.binom[d if d >= 0 else free, n]
+        free -= n
+        t += 1
+    plan[2] = t
+
+
+@njit(cache=True)
+def plans_of(rows, kinds, tables, keys):
+    """The plans (:func:`plan_of`) of the count tuples ``rows[i, :kinds]``, one row each."""
+    out = np.empty((len(rows), PLAN), dtype=np.int64)
+    for i in range(len(rows)):
+        plan_of(rows[i, :kinds], tables, keys, out[i])
+    return out
+
+
 @njit(cache=True)
 def tier_size(counts, tables):
     kc = key_count(counts, tables, tables.key[0])
@@ -202,38 +243,33 @@ def tier_size(counts, tables):
 
 
 @njit(cache=True, inline="always")
-def _rest_rank(masks, counts, g, h, key, order, first, sym, binom, domain):
-    """The mixed-radix rank of the kinds after the key (``order[first:]``; ``masks[k]``:
-    kind k's cells, ``key`` the key's) under symmetry g, then h (0: the identity)."""
+def _rest_rank(masks, plan, g, h, key, sym, binom, domain):
+    """The mixed-radix rank of the kinds after the key (the plan's, :func:`plan_of`;
+    ``masks[k]``: kind k's cells, ``key`` the key's) under symmetry g, then h (0: the
+    identity)."""
     taken = key
     rank = 0
-    free = sym.shape[1] - popcount(key)
-    for j in range(first, len(counts)):
-        kind = j + 1 if first == 1 else order[j]
-        n = counts[kind - 1]
-        if n == 0:  # a digit 0 of radix 1
-            continue
+    for t in range(plan[2]):
+        kind = plan[PLAN_HEAD + 3 * t]
+        n = plan[PLAN_HEAD + 3 * t + 1]
         moved = masks[kind]
         if g:
             moved = image(moved, g, sym)
         if h:
             moved = image(moved, h, sym)
-        d = domain[1, kind]
-        if d >= 0:  # confined: its rank among its domain's cells
+        if domain[1, kind] >= 0:  # confined: its rank among its domain's cells
             cells = domain[0, kind]
             if n == 1:
                 digit = popcount(cells & (moved - 1))
             else:
                 digit = colex_rank(extract(moved, cells), binom)
-            rank = rank * binom[d, n] + digit
         else:
             if n == 1:  # its rank: the cells left free below it
                 digit = popcount(~taken & (moved - 1))
             else:
                 digit = squeezed_rank(moved, taken, binom)
-            rank = rank * binom[free, n] + digit
+        rank = rank * plan[PLAN_HEAD + 3 * t + 2] + digit
         taken |= moved
-        free -= n
     return rank
 
 
@@ -261,29 +297,41 @@ def masks_of(board, kinds, masks):
 
 
 @njit(cache=True, inline="always")
-def entry_of_masks(masks, counts, tables, keys):
-    """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical);
-    ``(-1, 0)`` when its key's class is left out. ``keys``: the key's kinds (the
-    tables' ``key[0]``; a kernel passes its constant, which the compiler folds: a key
-    of one kind, kind 1, then takes no branch nor lookup)."""
-    kc = key_count(counts, tables, keys)
-    at = tables.combo_off[kc] + key_rank(masks, counts, tables, keys)
+def _plan_key_rank(masks, plan, tables, keys):
+    """:func:`key_rank` from a plan."""
+    first = masks[_kind(tables, keys, 0)]
+    r = colex_rank(first, tables.binom)
+    if keys == 2:
+        n = tables.sym.shape[1] - plan[3]
+        r = r * tables.binom[n, plan[4]] + squeezed_rank(masks[tables.order[1]], first, tables.binom)
+    return r
+
+
+@njit(cache=True, inline="always")
+def entry_of_plan(masks, plan, tables, keys):
+    """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical)
+    in the tier of the plan ``plan`` (:func:`plan_of`); ``(-1, 0)`` when its key's class
+    is left out. ``keys``: the key's kinds (the tables' ``key[0]``; a kernel passes its
+    constant, which the compiler folds: a key of one kind, kind 1, then takes no branch
+    nor lookup)."""
+    kc = plan[0]
+    at = tables.combo_off[kc] + _plan_key_rank(masks, plan, tables, keys)
     c = np.int64(tables.combo_class[at])
     if c < 0:
         return np.int64(-1), np.int64(0)
     g = np.int64(tables.combo_sym[at])
-    stab = tables.class_stab[tables.class_off[kc] + c]
-    key = tables.class_rep[tables.class_off[kc] + c, 0] | tables.class_rep[tables.class_off[kc] + c, 1]
-    best = _rest_rank(masks, counts, g, 0, key, tables.order, keys, tables.sym, tables.binom, tables.domain)
+    cl = tables.class_off[kc] + c
+    stab = tables.class_stab[cl]
+    key = tables.class_rep[cl, 0] | tables.class_rep[cl, 1]
+    best = _rest_rank(masks, plan, g, 0, key, tables.sym, tables.binom, tables.domain)
     order = np.int64(1)
     if stab != 1:
-        best, order = _least_rest_rank(masks, counts, g, stab, key, best, tables.order, keys, tables.sym,
-                                       tables.binom, tables.domain)
-    return c * multiplier(counts, tables, keys) + best, order
+        best, order = _least_rest_rank(masks, plan, g, stab, key, best, tables.sym, tables.binom, tables.domain)
+    return c * plan[1] + best, order
 
 
 @njit(cache=True)
-def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, binom, domain):
+def _least_rest_rank(masks, plan, g, stab, key, mine, sym, binom, domain):
     """``(least rank, how many of the stabiliser's symmetries give mine)`` over the
     symmetries ``stab`` keeping the key in place. Called, not inlined: the rare case (a
     symmetric key), and every kernel that ranks inlined it at seconds of compiling each."""
@@ -291,7 +339,7 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, bi
     order = 1
     for h in range(1, sym.shape[0]):
         if (stab >> h) & 1:
-            rank = _rest_rank(masks, counts, g, h, key, sequence, first, sym, binom, domain)
+            rank = _rest_rank(masks, plan, g, h, key, sym, binom, domain)
             if rank == mine:
                 order += 1
             if rank < best:
@@ -300,9 +348,22 @@ def _least_rest_rank(masks, counts, g, stab, key, mine, sequence, first, sym, bi
 
 
 @njit(cache=True, inline="always")
-def order_of_masks(masks, counts, tables, keys):
+def order_of_plan(masks, plan, tables, keys):
     """The stabiliser order of the board of ``masks`` (1 unless its key's class is
-    symmetric: then as :func:`entry_of_masks` finds it; 0 when its class is left out)."""
+    symmetric: then as :func:`entry_of_plan` finds it; 0 when its class is left out)."""
+    kc = plan[0]
+    c = np.int64(tables.combo_class[tables.combo_off[kc] + _plan_key_rank(masks, plan, tables, keys)])
+    if c < 0:
+        return np.int64(0)
+    if tables.class_stab[tables.class_off[kc] + c] == 1:
+        return np.int64(1)
+    return entry_of_plan(masks, plan, tables, keys)[1]
+
+
+@njit(cache=True, inline="always")
+def order_of_masks(masks, counts, tables, keys):
+    """:func:`order_of_plan` of the tier of ``counts``: the key alone ranked from the
+    counts (a plan worked out only for a symmetric key's class)."""
     kc = key_count(counts, tables, keys)
     c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, counts, tables, keys)])
     if c < 0:
@@ -310,6 +371,15 @@ def order_of_masks(masks, counts, tables, keys):
     if tables.class_stab[tables.class_off[kc] + c] == 1:
         return np.int64(1)
     return entry_of_masks(masks, counts, tables, keys)[1]
+
+
+@njit(cache=True)
+def entry_of_masks(masks, counts, tables, keys):
+    """:func:`entry_of_plan` of the tier of ``counts`` (its plan worked out: for a board
+    now and then; kernels keep their plans)."""
+    plan = np.empty(PLAN, dtype=np.int64)
+    plan_of(counts, tables, keys, plan)
+    return entry_of_plan(masks, plan, tables, keys)
 
 
 @njit(cache=True)
@@ -339,50 +409,48 @@ def board_at(entry, counts, tables, board, masks):
 
 
 @njit(cache=True, inline="always")
-def masks_at(entry, counts, tables, masks, keys):
-    """Write the cell sets of the board stored at ``entry`` into ``masks`` (``masks[k]``
-    kind k's cells, ``masks[0]`` the empty ones); returns the class's stabiliser (a
-    bitmask; 1: the identity alone), or 0 when a confined piece stands on a cell another
-    took (no board: the entry is unused). No board is written: the kit's kernels over
-    masks."""
-    first = keys
-    kc = key_count(counts, tables, first)
-    kinds = len(counts)
+def masks_of_plan(entry, plan, tables, masks, keys):
+    """Write the cell sets of the board stored at ``entry`` of the tier of ``plan``
+    (:func:`plan_of`) into ``masks`` (``masks[k]`` kind k's cells, ``masks[0]`` the
+    empty ones; :data:`MAX_KINDS` of them, those of no piece 0); returns the class's
+    stabiliser (a bitmask; 1: the identity alone), or 0 when a confined piece stands on
+    a cell another took (no board: the entry is unused). No board is written: the kit's
+    kernels over masks."""
     cells = tables.sym.shape[1]
-    m = multiplier(counts, tables, first)
-    c, rest = entry // m, entry % m
-    at = tables.class_off[kc] + c
-    free = cells
-    for j in range(kinds):
-        free -= counts[j]
-    for j in range(kinds - 1, first - 1, -1):  # digits of the mixed radix, from the last kind
-        kind = _kind(tables, first, j)
-        n = counts[kind - 1]
-        if n == 0:  # a digit of radix 1 (most kinds of a game of many)
-            masks[kind] = 0
-            continue
-        free += n
-        d = tables.domain[1, kind]
-        radix = tables.binom[d if d >= 0 else free, n]
-        rest, masks[kind] = rest // radix, rest % radix
-    masks[_kind(tables, first, 0)] = tables.class_rep[at, 0]
+    c, rest = entry // plan[1], entry % plan[1]
+    at = tables.class_off[plan[0]] + c
+    for k in range(len(tables.order) + 1):  # the kinds of no piece, and those about to be
+        masks[k] = 0
+    for t in range(plan[2] - 1, -1, -1):  # digits of the mixed radix, from the last kind
+        radix = plan[PLAN_HEAD + 3 * t + 2]
+        rest, masks[plan[PLAN_HEAD + 3 * t]] = rest // radix, rest % radix
+    masks[_kind(tables, keys, 0)] = tables.class_rep[at, 0]
     taken = tables.class_rep[at, 0]
-    if first == 2:
-        masks[_kind(tables, first, 1)] = tables.class_rep[at, 1]
+    if keys == 2:
+        masks[_kind(tables, keys, 1)] = tables.class_rep[at, 1]
         taken |= tables.class_rep[at, 1]
     clash = False
-    for j in range(first, kinds):
-        kind = _kind(tables, first, j)
-        if counts[kind - 1]:
-            if confined(tables, kind):
-                mask = deposit(colex_unrank(masks[kind], counts[kind - 1], tables.binom), tables.domain[0, kind])
-                clash |= (mask & taken) != 0
-            else:
-                mask = squeezed_unrank(masks[kind], counts[kind - 1], taken, cells, tables.binom)
-            masks[kind] = mask
-            taken |= mask
+    for t in range(plan[2]):
+        kind = plan[PLAN_HEAD + 3 * t]
+        n = plan[PLAN_HEAD + 3 * t + 1]
+        if confined(tables, kind):
+            mask = deposit(colex_unrank(masks[kind], n, tables.binom), tables.domain[0, kind])
+            clash |= (mask & taken) != 0
+        else:
+            mask = squeezed_unrank(masks[kind], n, taken, cells, tables.binom)
+        masks[kind] = mask
+        taken |= mask
     masks[0] = ~taken & all_cells(cells)
     return np.int64(0) if clash else tables.class_stab[at]
+
+
+@njit(cache=True)
+def masks_at(entry, counts, tables, masks, keys):
+    """:func:`masks_of_plan` of the tier of ``counts`` (its plan worked out: for a board
+    now and then; kernels keep their plans)."""
+    plan = np.empty(PLAN, dtype=np.int64)
+    plan_of(counts, tables, keys, plan)
+    return masks_of_plan(entry, plan, tables, masks, keys)
 
 
 @njit(cache=True, inline="always")

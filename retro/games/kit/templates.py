@@ -190,12 +190,19 @@ def _kit_slot(slot_keys, out, m, kinds):
     return -1
 
 
+def _kit_plan(counts, tables):
+    """The numbering's plan of a tier of ``counts`` (see ``plan_of``), which a span's ranks share."""
+    plan = np.empty(kit_numbering.PLAN, dtype=np.int64)
+    kit_numbering.plan_of(counts, tables, _KIT_KEYS, plan)
+    return plan
+
+
 # The parallel kernels below hold a call in their parallel loop, not the work: numba's
 # parallel passes copy and analyse a loop's whole body, and these bodies, with the
 # numbering inlined, took most of a game's compile time (a span is one task's entries).
 
 
-def _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, finished, stab, draw, invalid):
+def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, scratch, finished, stab, draw, invalid):
     """The start of a scan's entry ``e`` (``i`` in the span's arrays), as both scans take
     it: its cells into ``masks`` (stepped on from the previous entry's), then
     ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN. Returns the
@@ -204,13 +211,13 @@ def _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, fini
     # after no board (stabiliser 0) the masks cannot step on: the cells the clash freed
     # would give the later kinds more room than their radix
     if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-        stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+        stab = kit_numbering.masks_of_plan(e, plan, tables, masks, _KIT_KEYS)
     if stab == 0:  # no board: a confined piece on another's cell
         finished[i] = invalid
         return stab, np.int64(0)
     order = np.int64(1)
     if stab != 1:
-        canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+        canonical, order = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)
         if canonical != e:
             finished[i] = _KIT_DUPLICATE
             return stab, np.int64(0)
@@ -252,13 +259,15 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
     child_counts = np.empty(kinds, dtype=np.int64)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     child_tier = np.empty(len(tier), dtype=np.int64)
+    plan = _kit_plan(counts, tables)
+    slot_plans = kit_numbering.plans_of(slot_keys, kinds, tables, _KIT_KEYS)
     stab = 1
     for e in range(lo, hi):
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, tier, consts, tables, scratch, finished, stab, draw,
-                                      invalid)
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, scratch, finished, stab,
+                                      draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
         n = _kit_moves(masks, tier, consts, out, scratch)
@@ -274,11 +283,11 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
             for j in range(kinds):
                 child_counts[j] = slot_keys[slot, j]
             if slot == 0:  # a move into the tier: only its weight counts
-                o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
+                o = kit_numbering.order_of_plan(child, slot_plans[slot], tables, _KIT_KEYS)
                 if o > 0:
                     weight += o
                     continue
-            entry = kit_numbering.entry_of_masks(child, child_counts, tables, _KIT_KEYS)[0]
+            entry = kit_numbering.entry_of_plan(child, slot_plans[slot], tables, _KIT_KEYS)[0]
             if k < width:
                 if entry < 0:  # left out of the numbering: the rules' value
                     child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
@@ -313,8 +322,9 @@ def _kit_parents_steps_span(lo, hi, entries, kinds, tier, consts, tables, swap, 
     parent = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    plan = _kit_plan(counts, tables)
     for i in range(lo, hi):
-        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        kit_numbering.masks_of_plan(entries[i], plan, tables, masks, _KIT_KEYS)
         turned[0] = masks[0]
         for x in range(1, kinds + 1):
             turned[swap[x]] = masks[x]
@@ -333,7 +343,7 @@ def _kit_parents_steps_span(lo, hi, entries, kinds, tier, consts, tables, swap, 
                     same = False
             if not same or _kit_outcome(parent, tier, consts, scratch) != _KIT_OPEN:
                 continue
-            found_entry = kit_numbering.entry_of_masks(parent, counts, tables, _KIT_KEYS)[0]
+            found_entry = kit_numbering.entry_of_plan(parent, plan, tables, _KIT_KEYS)[0]
             if found_entry >= 0:  # (a left-out position is decided by the rules: never OPEN)
                 out[i * width + m] = found_entry
                 m += 1
@@ -356,8 +366,9 @@ def _kit_parents_own_span(lo, hi, entries, kinds, tier, consts, tables, width, o
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    plan = _kit_plan(counts, tables)
     for i in range(lo, hi):
-        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        kit_numbering.masks_of_plan(entries[i], plan, tables, masks, _KIT_KEYS)
         n = _kit_unmoves(masks, tier, consts, found, scratch)
         m = 0
         for j in range(n):
@@ -365,7 +376,7 @@ def _kit_parents_own_span(lo, hi, entries, kinds, tier, consts, tables, width, o
                 masks[x] = found[j, x]
             if _kit_outcome(masks, tier, consts, scratch) != _KIT_OPEN:
                 continue
-            found_entry = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
+            found_entry = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)[0]
             if found_entry >= 0:
                 out[i * width + m] = found_entry
                 m += 1
@@ -384,10 +395,11 @@ def _kit_parent_blocks_span(lo, hi, entries, kinds, tier, tables, swap, out):
     """:func:`_kit_parent_blocks` of ``entries[lo:hi]``."""
     counts = tier[:kinds]
     k = counts[0]
-    m = kit_numbering.multiplier(counts, tables, _KIT_KEYS)
+    plan = _kit_plan(counts, tables)
+    m = plan[1]
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     for i in range(lo, hi):
-        kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS)
+        kit_numbering.masks_of_plan(entries[i], plan, tables, masks, _KIT_KEYS)
         key = np.int64(0)
         for x in range(1, kinds + 1):
             if swap[x] == 1:
@@ -429,6 +441,11 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
     child_counts = np.empty(kinds, dtype=np.int64)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     child_tier = np.empty(len(tier), dtype=np.int64)
+    plan = _kit_plan(counts, tables)
+    slot_plans = np.empty((len(slot_keys), kit_numbering.PLAN), dtype=np.int64)
+    for slot in range(len(slot_keys)):
+        kit_numbering.plan_of(slot_keys[slot, :kinds], tables_b if slot_group[slot] else tables_a, _KIT_KEYS,
+                              slot_plans[slot])
     stab = 1
     held = -2  # the entry masks holds
     for e in range(lo, hi):
@@ -438,13 +455,13 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
         elif finished[i] != _KIT_OPEN:
             continue
         if held != e - 1 or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+            stab = kit_numbering.masks_of_plan(e, plan, tables, masks, _KIT_KEYS)
         held = e
         if not fill:
             if stab == 0:  # no board
                 finished[i] = invalid
                 continue
-            if stab != 1 and kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0] != e:
+            if stab != 1 and kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)[0] != e:
                 finished[i] = _KIT_DUPLICATE
                 continue
             code = _kit_outcome(masks, tier, consts, scratch)
@@ -463,8 +480,8 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
                 child[x] = out[m, x]
             for j in range(kinds):
                 child_counts[j] = slot_keys[slot, j]
-            entry = kit_numbering.entry_of_masks(child, child_counts, tables_b if slot_group[slot] else tables_a,
-                                                 _KIT_KEYS)[0]
+            entry = kit_numbering.entry_of_plan(child, slot_plans[slot], tables_b if slot_group[slot] else tables_a,
+                                                _KIT_KEYS)[0]
             if entry < 0:  # left out of the numbering: slot -1 - the rules' value
                 v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
                                     invalid)
@@ -496,14 +513,15 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     here = 0
     stab = 1
+    plan = _kit_plan(counts, tables)
     for e in range(lo, hi):
         if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
-            stab = kit_numbering.masks_at(e, counts, tables, masks, _KIT_KEYS)
+            stab = kit_numbering.masks_of_plan(e, plan, tables, masks, _KIT_KEYS)
         if stab == 0:  # no board
             continue
         order = 1
         if stab != 1:
-            canonical, order = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)
+            canonical, order = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)
             if canonical != e:
                 continue
         if _kit_outcome(masks, tier, consts, scratch) != _KIT_ILLEGAL:
@@ -546,7 +564,7 @@ def _kit_part_at(offsets, e):
     return lo
 
 
-def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, radix, finished,
+def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, radix, part_rows, finished,
                     counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
     all stay in the tier (the other parts count as the tier). A value ``outcome`` knows
@@ -555,20 +573,21 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     shōgi's positions whose mover can take the lion are four in ten of its table). A
     child whose value the rules give (finished, known, or left out of the numbering)
     counts as one child out of the tier, the best of them for the mover: its un-moves
-    are never taken. Returns -1, or an entry with an undecided child of no part of the
-    tier (a decided child's part is not looked up)."""
+    are never taken. ``part_rows``: the tier's parts, ``code_part``'s numbering. Returns
+    -1, or an entry with an undecided child of no part of the tier (a decided child's part
+    is not looked up)."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_scan_parts_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, codes,
-                                     code_part, radix, finished, counter, counts_out, child_value, width, draw,
-                                     invalid, max_moves, out_width)
+                                     code_part, radix, part_rows, finished, counter, counts_out, child_value, width,
+                                     draw, invalid, max_moves, out_width)
         if found >= 0:
             bad[0] = found
     return bad[0]
 
 
-def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code_part, radix, finished,
+def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code_part, radix, part_rows, finished,
                          counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan_parts` of entries ``lo..hi-1``."""
     bad = -1
@@ -580,13 +599,15 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     child_counts = np.empty(kinds, dtype=np.int64)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     child_tier = np.empty(len(part), dtype=np.int64)
+    plan = _kit_plan(counts, tables)
+    plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     stab = 1
     for e in range(lo, hi):
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, part, consts, tables, scratch, finished, stab, draw,
-                                      invalid)
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, scratch, finished, stab,
+                                      draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
         n = _kit_moves(masks, part, consts, out, scratch)
@@ -608,10 +629,11 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
                 continue
-            if _kit_part_of(out[m], kinds, codes, code_part, radix) < 0:  # numbered below: of a part
+            q = _kit_part_of(out[m], kinds, codes, code_part, radix)
+            if q < 0:  # numbered below: of a part
                 bad = e
                 continue
-            o = kit_numbering.order_of_masks(child, child_counts, tables, _KIT_KEYS)
+            o = kit_numbering.order_of_plan(child, plans[q], tables, _KIT_KEYS)
             if o == 0:  # left out, yet the rules give no value
                 bad = e
             weight += o
@@ -659,13 +681,18 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     out = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    plan = _kit_plan(counts, tables)
+    plans = np.empty((len(part_rows), kit_numbering.PLAN), dtype=np.int64)
+    for q in range(len(part_rows)):
+        kit_numbering.plan_of(part_rows[q, :kinds], tables if part_slot[q] == 0 else
+                              (tables_b if part_group[q] else tables_a), _KIT_KEYS, plans[q])
     stab = 1
     for e in range(lo, hi):
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, part, consts, tables, scratch, finished, stab, draw,
-                                      invalid)
+        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, scratch, finished, stab,
+                                      draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
         n = _kit_moves(masks, part, consts, out, scratch)
@@ -680,13 +707,13 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
                 child[x] = out[m, x]
             slot = part_slot[q]
             if slot == 0:
-                o = kit_numbering.order_of_masks(child, part_rows[q, :kinds], tables, _KIT_KEYS)
+                o = kit_numbering.order_of_plan(child, plans[q], tables, _KIT_KEYS)
                 if o == 0:  # left out of the numbering, yet a move leads there
                     bad = e
                 weight += o
                 continue
-            entry = kit_numbering.entry_of_masks(child, part_rows[q, :kinds], tables_b if part_group[q] else tables_a,
-                                                 _KIT_KEYS)[0]
+            entry = kit_numbering.entry_of_plan(child, plans[q], tables_b if part_group[q] else tables_a,
+                                                _KIT_KEYS)[0]
             if entry < 0:
                 bad = e
                 continue
@@ -745,9 +772,10 @@ def _kit_parent_classes(entries, offsets, part_rows, kinds, tables, swap, turn, 
 def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables, swap, turn, step, out):
     """:func:`_kit_parent_classes` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     for i in range(lo, hi):
         p = _kit_part_at(offsets, entries[i])
-        kit_numbering.masks_at(entries[i] - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
+        kit_numbering.masks_of_plan(entries[i] - offsets[p], plans[p], tables, masks, _KIT_KEYS)
         out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
@@ -778,10 +806,11 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
-        kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS)
+        kit_numbering.masks_of_plan(e - offsets[p], plans[p], tables, masks, _KIT_KEYS)
         if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
@@ -799,7 +828,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
             first = masks[tables.order[0]]
             if first != want and _kit_block(first, tables) != _kit_block(want, tables):
                 bad = e
-            found_entry = kit_numbering.entry_of_masks(masks, part_rows[q, :kinds], tables, _KIT_KEYS)[0]
+            found_entry = kit_numbering.entry_of_plan(masks, plans[q], tables, _KIT_KEYS)[0]
             if found_entry < 0:  # left out, yet not decided by the rules
                 bad = e
                 continue
@@ -820,11 +849,12 @@ def _kit_canonical(entries, counts, tables, out):
 def _kit_canonical_span(lo, hi, entries, counts, tables, out):
     """:func:`_kit_canonical` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    plan = _kit_plan(counts, tables)
     for i in range(lo, hi):
-        if kit_numbering.masks_at(entries[i], counts, tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
+        if kit_numbering.masks_of_plan(entries[i], plan, tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
             out[i] = entries[i]
         else:
-            out[i] = kit_numbering.entry_of_masks(masks, counts, tables, _KIT_KEYS)[0]
+            out[i] = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)[0]
 
 
 def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
@@ -838,10 +868,11 @@ def _kit_canonical_parts(entries, offsets, part_rows, kinds, tables, out):
 def _kit_canonical_parts_span(lo, hi, entries, offsets, part_rows, kinds, tables, out):
     """:func:`_kit_canonical_parts` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
-        if kit_numbering.masks_at(e - offsets[p], part_rows[p, :kinds], tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
+        if kit_numbering.masks_of_plan(e - offsets[p], plans[p], tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
             out[i] = e
         else:
-            out[i] = offsets[p] + kit_numbering.entry_of_masks(masks, part_rows[p, :kinds], tables, _KIT_KEYS)[0]
+            out[i] = offsets[p] + kit_numbering.entry_of_plan(masks, plans[p], tables, _KIT_KEYS)[0]

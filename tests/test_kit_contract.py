@@ -200,6 +200,42 @@ def test_the_kit_kernels_are_served_from_numbas_cache(game):
     assert hits >= 1 and misses == 0
 
 
+def test_a_change_of_any_file_of_a_games_package_compiles_its_kernels_anew(tmp_path):
+    """numba keys a cached kernel by its own file, not by the code it calls: the kit's
+    kernels in a game's module are named by a digest of the kit and of every file of the
+    game's package, so a change of its rules in another file (chess's rules.py) is not
+    served stale kernels; a game in a lone module is named by that file alone."""
+    import importlib.util
+
+    from retro.games.kit import game as kit_game
+
+    def load(path, name):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    package = tmp_path / "mygame"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "rules.py").write_text("SPEED = 1\n")
+    (package / "game.py").write_text("GAME = 1\n")
+    module = load(package / "game.py", "mygame.game")
+    before = kit_game._kit_digest(module)
+    assert kit_game._kit_digest(module) == before
+    (package / "rules.py").write_text("SPEED = 2\n")
+    assert kit_game._kit_digest(module) != before
+
+    (tmp_path / "lone.py").write_text("GAME = 1\n")
+    (tmp_path / "other.py").write_text("X = 1\n")
+    lone = load(tmp_path / "lone.py", "lone")
+    before = kit_game._kit_digest(lone)
+    (tmp_path / "other.py").write_text("X = 2\n")
+    assert kit_game._kit_digest(lone) == before
+    (tmp_path / "lone.py").write_text("GAME = 2\n")
+    assert kit_game._kit_digest(lone) != before
+
+
 def unmove_census(kernels, value_dtype):
     """Scan a loopy tier and undo the moves of its canonical entries: ``(finished,
     parents_of)``, after checking that each entry's counter (the scan's) is the number of

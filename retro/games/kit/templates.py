@@ -532,18 +532,26 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
 # --- tiers of several parts (count tuples numbered one after the other) -------------
 
 
-def _kit_part_of(row, kinds, codes, code_part, radix):
+def _kit_powers(radix, kinds):
+    """The powers of ``radix`` that :func:`_kit_part_of` weighs a row's counts and extras by."""
+    powers = np.empty(kinds + _KIT_EXTRAS, dtype=np.int64)
+    scale = np.int64(1)
+    for j in range(kinds + _KIT_EXTRAS):
+        powers[j] = scale
+        scale *= radix
+    return powers
+
+
+def _kit_part_of(row, kinds, codes, code_part, powers):
     """The part of a row (masks, then extras) among a tier's parts: its counts and
-    extras as digits of ``radix``, found in the hash table ``codes`` (from its
+    extras as digits of a radix (``powers``: :func:`_kit_powers`; a chain of products
+    per row cost as much as the rest), found in the hash table ``codes`` (from its
     ``part_slot`` on; -1 an empty slot); -1 if none."""
     code = np.int64(0)
-    scale = np.int64(1)
     for j in range(kinds):
-        code += kit_numbering.popcount(row[j + 1]) * scale
-        scale *= radix
+        code += kit_numbering.popcount(row[j + 1]) * powers[j]
     for x in range(_KIT_EXTRAS):
-        code += row[kinds + 1 + x] * scale
-        scale *= radix
+        code += row[kinds + 1 + x] * powers[kinds + x]
     slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
@@ -601,6 +609,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     child_tier = np.empty(len(part), dtype=np.int64)
     plan = _kit_plan(counts, tables)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
+    powers = _kit_powers(radix, kinds)
     stab = 1
     for e in range(lo, hi):
         i = e - first
@@ -629,7 +638,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
                 continue
-            q = _kit_part_of(out[m], kinds, codes, code_part, radix)
+            q = _kit_part_of(out[m], kinds, codes, code_part, powers)
             if q < 0:  # numbered below: of a part
                 bad = e
                 continue
@@ -682,6 +691,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plan = _kit_plan(counts, tables)
+    powers = _kit_powers(radix, kinds)
     plans = np.empty((len(part_rows), kit_numbering.PLAN), dtype=np.int64)
     for q in range(len(part_rows)):
         kit_numbering.plan_of(part_rows[q, :kinds], tables if part_slot[q] == 0 else
@@ -699,7 +709,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
         weight = 0
         best = -1  # the best child out of the tier, for the mover
         for m in range(n):
-            q = _kit_part_of(out[m], kinds, codes, code_part, radix)
+            q = _kit_part_of(out[m], kinds, codes, code_part, powers)
             if q < 0:
                 bad = e
                 continue
@@ -807,6 +817,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
+    powers = _kit_powers(radix, kinds)
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
@@ -818,7 +829,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
         m = 0
         for j in range(n):
-            q = _kit_part_of(found[j], kinds, codes, code_part, radix)
+            q = _kit_part_of(found[j], kinds, codes, code_part, powers)
             if q < 0:
                 continue
             for x in range(kinds + 1):

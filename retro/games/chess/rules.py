@@ -126,14 +126,14 @@ def flip(x):
 
 
 @njit(cache=True, inline="always")
-def _blocker(d, s, occ, rays):
-    """The first occupied square on ray d from s (``occ``: the occupied squares), or -1."""
+def _reach(d, s, occ, rays):
+    """The squares of ray d from s up to its first piece, that one's square included
+    (``occ``: the occupied squares)."""
     hit = rays[d, s] & occ
     if not hit:
-        return -1
-    if (_RISING >> d) & 1:
-        return lowest_bit_index(hit)
-    return 63 - leading_zeros(hit)
+        return rays[d, s]
+    first = lowest_bit_index(hit) if (_RISING >> d) & 1 else 63 - leading_zeros(hit)
+    return rays[d, s] & ~rays[d, first]
 
 
 @njit(cache=True, inline="always")
@@ -148,16 +148,12 @@ def _attacked(sq, occ, kings, orth, diag, knights, pawns, downward, consts):
     rays = consts[3]
     if orth:
         for d in range(4):
-            if rays[d, sq] & orth:
-                s = _blocker(d, sq, occ, rays)
-                if s >= 0 and orth >> s & 1:
-                    return True
+            if rays[d, sq] & orth and _reach(d, sq, occ, rays) & orth:  # the first piece a rook or queen
+                return True
     if diag:
         for d in range(4, 8):
-            if rays[d, sq] & diag:
-                s = _blocker(d, sq, occ, rays)
-                if s >= 0 and diag >> s & 1:
-                    return True
+            if rays[d, sq] & diag and _reach(d, sq, occ, rays) & diag:
+                return True
     return False
 
 
@@ -235,8 +231,7 @@ def _targets(k, s, m, occ, open_to, consts):
     first = 4 if k == 10 else 0
     last = 4 if k == 9 else 8
     for d in range(first, last):
-        q = _blocker(d, s, occ, rays)
-        found |= rays[d, s] if q < 0 else rays[d, s] & ~rays[d, q]  # up to the first piece, taken or not
+        found |= _reach(d, s, occ, rays)  # up to the first piece, taken or not
     return found & open_to
 
 
@@ -394,8 +389,7 @@ def _unmoves(masks, ep, consts, out):
             else:
                 origins = np.int64(0)
                 for r in range(4 if k == 4 else 0, 4 if k == 3 else 8):
-                    q = _blocker(r, d, occ, rays)  # the empty squares before the first piece
-                    origins |= rays[r, d] if q < 0 else rays[r, d] & ~rays[r, q] & ~(_ONE << q)
+                    origins |= _reach(r, d, occ, rays) & empty  # the empty squares before the first piece
             while origins:
                 o = lowest_bit_index(origins)
                 origins &= origins - 1

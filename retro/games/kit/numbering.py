@@ -152,19 +152,6 @@ def key_count(counts, tables, keys):
 
 
 @njit(cache=True, inline="always")
-def key_rank(masks, counts, tables, keys):
-    """The rank of the key's cells among the combinations of its counts (the first key
-    kind colex, then the second's among the cells left)."""
-    first = masks[_kind(tables, keys, 0)]
-    r = colex_rank(first, tables.binom)
-    if keys == 2:
-        n = tables.sym.shape[1] - counts[tables.order[0] - 1]
-        r = r * tables.binom[n, counts[tables.order[1] - 1]] + squeezed_rank(masks[tables.order[1]], first,
-                                                                             tables.binom)
-    return r
-
-
-@njit(cache=True, inline="always")
 def part_slot(code, slots):
     """The first slot of a part's code in the kit's hash table of a tier's parts
     (``slots``: a power of two; ``PieceGame._part_codes`` fills it, the kernels read it)."""
@@ -297,8 +284,9 @@ def masks_of(board, kinds, masks):
 
 
 @njit(cache=True, inline="always")
-def _plan_key_rank(masks, plan, tables, keys):
-    """:func:`key_rank` from a plan."""
+def key_rank(masks, plan, tables, keys):
+    """The rank of the key's cells among the combinations of its counts (the plan's,
+    :func:`plan_of`): the first key kind colex, then the second's among the cells left."""
     first = masks[_kind(tables, keys, 0)]
     r = colex_rank(first, tables.binom)
     if keys == 2:
@@ -315,7 +303,7 @@ def entry_of_plan(masks, plan, tables, keys):
     constant, which the compiler folds: a key of one kind, kind 1, then takes no branch
     nor lookup)."""
     kc = plan[0]
-    at = tables.combo_off[kc] + _plan_key_rank(masks, plan, tables, keys)
+    at = tables.combo_off[kc] + key_rank(masks, plan, tables, keys)
     c = np.int64(tables.combo_class[at])
     if c < 0:
         return np.int64(-1), np.int64(0)
@@ -352,25 +340,12 @@ def order_of_plan(masks, plan, tables, keys):
     """The stabiliser order of the board of ``masks`` (1 unless its key's class is
     symmetric: then as :func:`entry_of_plan` finds it; 0 when its class is left out)."""
     kc = plan[0]
-    c = np.int64(tables.combo_class[tables.combo_off[kc] + _plan_key_rank(masks, plan, tables, keys)])
+    c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, plan, tables, keys)])
     if c < 0:
         return np.int64(0)
     if tables.class_stab[tables.class_off[kc] + c] == 1:
         return np.int64(1)
     return entry_of_plan(masks, plan, tables, keys)[1]
-
-
-@njit(cache=True, inline="always")
-def order_of_masks(masks, counts, tables, keys):
-    """:func:`order_of_plan` of the tier of ``counts``: the key alone ranked from the
-    counts (a plan worked out only for a symmetric key's class)."""
-    kc = key_count(counts, tables, keys)
-    c = np.int64(tables.combo_class[tables.combo_off[kc] + key_rank(masks, counts, tables, keys)])
-    if c < 0:
-        return np.int64(0)
-    if tables.class_stab[tables.class_off[kc] + c] == 1:
-        return np.int64(1)
-    return entry_of_masks(masks, counts, tables, keys)[1]
 
 
 @njit(cache=True)

@@ -197,6 +197,15 @@ def _kit_plan(counts, tables):
     return plan
 
 
+def _kit_group_plans(rows, kinds, group, tables_a, tables_b):
+    """The plans of the count tuples ``rows[i, :kinds]``, each numbered by the tables of
+    its group ``group[i]`` (``tables_a`` or ``tables_b``)."""
+    plans = np.empty((len(rows), kit_numbering.PLAN), dtype=np.int64)
+    for i in range(len(rows)):
+        kit_numbering.plan_of(rows[i, :kinds], tables_b if group[i] else tables_a, _KIT_KEYS, plans[i])
+    return plans
+
+
 # The parallel kernels below hold a call in their parallel loop, not the work: numba's
 # parallel passes copy and analyse a loop's whole body, and these bodies, with the
 # numbering inlined, took most of a game's compile time (a span is one task's entries).
@@ -442,10 +451,7 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     child_tier = np.empty(len(tier), dtype=np.int64)
     plan = _kit_plan(counts, tables)
-    slot_plans = np.empty((len(slot_keys), kit_numbering.PLAN), dtype=np.int64)
-    for slot in range(len(slot_keys)):
-        kit_numbering.plan_of(slot_keys[slot, :kinds], tables_b if slot_group[slot] else tables_a, _KIT_KEYS,
-                              slot_plans[slot])
+    slot_plans = _kit_group_plans(slot_keys, kinds, slot_group, tables_a, tables_b)
     stab = 1
     held = -2  # the entry masks holds
     for e in range(lo, hi):
@@ -692,10 +698,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plan = _kit_plan(counts, tables)
     powers = _kit_powers(radix, kinds)
-    plans = np.empty((len(part_rows), kit_numbering.PLAN), dtype=np.int64)
-    for q in range(len(part_rows)):
-        kit_numbering.plan_of(part_rows[q, :kinds], tables if part_slot[q] == 0 else
-                              (tables_b if part_group[q] else tables_a), _KIT_KEYS, plans[q])
+    plans = _kit_group_plans(part_rows, kinds, part_group, tables_a, tables_b)  # the tier's own: its group's
     stab = 1
     for e in range(lo, hi):
         i = e - first

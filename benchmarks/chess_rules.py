@@ -67,7 +67,8 @@ def positions(count: int, seed: int, consts) -> tuple[np.ndarray, np.ndarray]:
             continue
         side = rng.randrange(2)
         cells = fen.stored(side, board)
-        m = np.array(fen.masks(cells), dtype=np.int64)
+        m = np.zeros(rules.WIDTH, dtype=np.int64)  # no en-passant state: kind 13 empty
+        m[:13] = fen.masks(cells)
         tier = np.array([cells.count(k) for k in range(1, 13)] + [0], dtype=np.int64)
         if rules.outcome(m, tier, consts) != ILLEGAL:
             masks.append(m)

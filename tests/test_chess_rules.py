@@ -192,6 +192,25 @@ def random_board(rng: random.Random) -> chess.Board:
                 continue
             board.set_piece_at(chess.square(file, rank), chess.Piece(chess.PAWN, not board.turn))
             board.set_piece_at(chess.square(side, rank), chess.Piece(chess.PAWN, board.turn))
+        elif way < 0.6:  # a line from the mover's king through one piece to a slider of the
+            # other side: the mover's piece pinned, or the other side's, whose leaving opens it
+            if len(board.piece_map()) > 3:
+                continue
+            king = board.king(board.turn)
+            df, dr = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)))
+            near = rng.randint(1, 3)
+            far = near + rng.randint(1, 4)
+            f, r = chess.square_file(king) + df * near, chess.square_rank(king) + dr * near
+            g, q = chess.square_file(king) + df * far, chess.square_rank(king) + dr * far
+            if not (0 <= f < 8 and 0 <= r < 8 and 0 <= g < 8 and 0 <= q < 8):
+                continue
+            if any(board.piece_at(sq) for sq in chess.SquareSet(chess.between(king, chess.square(g, q)))) \
+                    or board.piece_at(chess.square(g, q)):
+                continue
+            kinds = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT) + ((chess.PAWN,) if 0 < r < 7 else ())
+            board.set_piece_at(chess.square(f, r), chess.Piece(rng.choice(kinds), rng.random() < 0.5))
+            slider = rng.choice((chess.QUEEN, chess.ROOK if df == 0 or dr == 0 else chess.BISHOP))
+            board.set_piece_at(chess.square(g, q), chess.Piece(slider, not board.turn))
         return board
 
 
@@ -204,7 +223,7 @@ def children(row) -> set:
     masks, tier = kernel_args(row)
     out = np.zeros((256, rules.WIDTH), dtype=np.int64)
     n = rules.moves(masks, tier, CONSTS, out)
-    assert n <= rules.MAX_MOVES
+    assert n < rules.MAX_MOVES  # its last row is scratch
     found = [from_kernel(out[i]) for i in range(n)]
     assert len(set(found)) == n, "a child listed twice"
     return set(found)
@@ -214,7 +233,7 @@ def parents(row) -> list:
     masks, tier = kernel_args(row)
     out = np.zeros((256, rules.WIDTH), dtype=np.int64)
     n = rules.unmoves(masks, tier, CONSTS, out)
-    assert n <= rules.MAX_UNMOVES
+    assert n < rules.MAX_UNMOVES
     return [from_kernel(out[i]) for i in range(n)]
 
 
@@ -225,10 +244,10 @@ def outcome(row) -> int:
 
 @pytest.fixture(scope="module")
 def sample():
-    """(board, row) of 4,000 random boards, the row with python-chess's en-passant
+    """(board, row) of 5,000 random boards, the row with python-chess's en-passant
     square as it holds it (capturable or not)."""
     found = []
-    for board in boards(1, 4000):
+    for board in boards(1, 5000):
         ep = chess.square_file(board.ep_square) + 1 if board.ep_square is not None else 0
         found.append((board, row_of(board, ep)))
     return found
@@ -236,7 +255,7 @@ def sample():
 
 def test_the_sample_covers_the_cases(sample):
     kinds = {"illegal": 0, "mate": 0, "stalemate": 0, "ep": 0, "ep illegal": 0, "ep checked before": 0,
-             "promotion": 0, "black": 0, "pieces": set()}
+             "promotion": 0, "black": 0, "pinned": 0, "shielding": 0, "pieces": set()}
     for board, row in sample:
         bad = expected_illegal(board)
         kinds["illegal"] += bad
@@ -250,9 +269,30 @@ def test_the_sample_covers_the_cases(sample):
             kinds["promotion"] += any(m.promotion for m in board.legal_moves)
             kinds["black"] += board.turn == chess.BLACK
             kinds["pieces"].add(len(board.piece_map()))
+            # the moves of a pinned piece, and the un-moves that open a line to the mover's king
+            kinds["pinned"] += any(board.is_pinned(board.turn, sq) for sq in board.pieces(chess.PAWN, board.turn)
+                                   | board.pieces(chess.KNIGHT, board.turn) | board.pieces(chess.BISHOP, board.turn)
+                                   | board.pieces(chess.ROOK, board.turn) | board.pieces(chess.QUEEN, board.turn))
+            kinds["shielding"] += shielding(board)
     assert kinds["pieces"] == {2, 3, 4, 5}
-    for name in ("illegal", "mate", "stalemate", "ep", "ep illegal", "ep checked before", "promotion", "black"):
+    for name in ("illegal", "mate", "stalemate", "ep", "ep illegal", "ep checked before", "promotion", "black",
+                 "pinned", "shielding"):
         assert kinds[name] >= 10, (name, kinds)
+
+
+def shielding(board) -> bool:
+    """Whether a piece of the side not to move stands alone between a slider of its own
+    and the mover's king, on the slider's line: its leaving would give check."""
+    king = board.king(board.turn)
+    other = not board.turn
+    for sq in board.pieces(chess.QUEEN, other) | board.pieces(chess.ROOK, other) | board.pieces(chess.BISHOP, other):
+        between = chess.SquareSet(chess.between(sq, king)) & board.occupied
+        piece = board.piece_type_at(sq)
+        straight = chess.square_file(sq) == chess.square_file(king) or chess.square_rank(sq) == chess.square_rank(king)
+        if (len(between) == 1 and board.color_at(between.pop()) == other
+                and (piece == chess.QUEEN or (piece == chess.ROOK) == straight)):
+            return True
+    return False
 
 
 def test_outcome_agrees_with_python_chess(sample):

@@ -50,14 +50,20 @@ A parent is listed only if it is a position (the child's mover not in check ther
 
 The bounds: at most 89 moves (the king and three queens), 89 un-moves (with three
 queens the other side has no pawn, so no parent has an en-passant state; with pawns on
-both sides the origins are fewer): :data:`MAX_MOVES` and :data:`MAX_UNMOVES` rows.
+both sides the origins are fewer): :data:`MAX_MOVES` and :data:`MAX_UNMOVES` rows, the
+last of which the kernels use as scratch (the board turned, every child's start).
 
-``consts`` (:func:`tables`): king steps, knight jumps (int64 sets, per square), the
-pawns' captures (``[0, s]`` the squares a pawn moving up attacks from s, ``[1, s]``
-one moving down) and the squares of each of 8 rays from each square (the square
-itself left out; 0..3 N S E W, 4..7 NE NW SE SW): a slider's first piece on a ray is
-the lowest square of the ray's occupied ones going up the board (N, E, NE, NW), the
-highest going down, a bit scan instead of a walk square by square.
+``consts`` (:func:`tables`): one table, a row of 64 int64 sets each: king steps, knight
+jumps, the pawns' captures (the squares a pawn moving up attacks from each square, then
+one moving down) and the squares of each of 8 rays from each square (the square itself
+left out; 0..3 N S E W, 4..7 NE NW SE SW): a slider's first piece on a ray is the
+lowest square of the ray's occupied ones going up the board (N, E, NE, NW), the highest
+going down, a bit scan instead of a walk square by square.
+
+Legality is tested where it can fail: out of check, a move of a piece that shields no
+line to its king (a slider right behind it) cannot leave the king in check, nor can
+an un-move of the other side put it there but by the piece stepped back, or by a line
+the piece opens by leaving its square.
 """
 
 from __future__ import annotations
@@ -75,7 +81,7 @@ TYPES = 6
 KINDS = 12
 GHOST = 13  # the kind of the other side's pawn that may be taken en passant
 WIDTH = 14  # a row: the empty squares, 13 kinds
-MAX_MOVES = 96
+MAX_MOVES = 96  # rows: 89 children at most, and scratch
 MAX_UNMOVES = 96
 
 _ONE = np.int64(1)
@@ -83,14 +89,17 @@ _LOW = 0x00FF00FF00FF00FF
 _LOW2 = 0x0000FFFF0000FFFF
 _LOW4 = 0x00000000FFFFFFFF
 _RISING = 0b110101  # the rays whose squares rise from their start: N, E, NE, NW
+# rows of the consts table
+_KING_STEPS, _KNIGHT_JUMPS, _PAWN_UP, _PAWN_DOWN, _RAY = 0, 1, 2, 3, 4
 
 
 def tables() -> tuple:
-    """The kernels' ``consts``: (king steps, knight jumps, pawn captures, rays' squares)."""
-    king = np.zeros(64, dtype=np.int64)
-    knight = np.zeros(64, dtype=np.int64)
-    pawn = np.zeros((2, 64), dtype=np.int64)
-    rays = np.zeros((8, 64), dtype=np.int64)
+    """The kernels' ``consts``: one int64 table of 12 rows over the 64 squares (one array,
+    indexed ``c[row, square]``: a tuple of arrays cost each kernel call a reference count
+    per array): :data:`KING_STEPS`, :data:`KNIGHT_JUMPS`, :data:`PAWN_UP` (the squares a
+    pawn moving up attacks from a square), :data:`PAWN_DOWN`, then :data:`RAY` + d, the
+    squares of ray d."""
+    c = np.zeros((_RAY + 8, 64), dtype=np.int64)
     directions = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # (rank, file)
 
     def bit(r, f):
@@ -101,20 +110,20 @@ def tables() -> tuple:
         for dr in (-1, 0, 1):
             for df in (-1, 0, 1):
                 if (dr or df) and 0 <= r + dr < 8 and 0 <= f + df < 8:
-                    king[s] |= bit(r + dr, f + df)
+                    c[_KING_STEPS, s] |= bit(r + dr, f + df)
         for dr, df in ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)):
             if 0 <= r + dr < 8 and 0 <= f + df < 8:
-                knight[s] |= bit(r + dr, f + df)
-        for side, dr in ((0, 1), (1, -1)):
+                c[_KNIGHT_JUMPS, s] |= bit(r + dr, f + df)
+        for row, dr in ((_PAWN_UP, 1), (_PAWN_DOWN, -1)):
             for df in (-1, 1):
                 if 0 <= r + dr < 8 and 0 <= f + df < 8:
-                    pawn[side, s] |= bit(r + dr, f + df)
+                    c[row, s] |= bit(r + dr, f + df)
         for d, (dr, df) in enumerate(directions):
             step = 1
             while 0 <= r + step * dr < 8 and 0 <= f + step * df < 8:
-                rays[d, s] |= bit(r + step * dr, f + step * df)
+                c[_RAY + d, s] |= bit(r + step * dr, f + step * df)
                 step += 1
-    return king, knight, pawn, rays
+    return (c,)
 
 
 @njit(cache=True, inline="always")
@@ -126,72 +135,96 @@ def flip(x):
 
 
 @njit(cache=True, inline="always")
-def _reach(d, s, occ, rays):
+def _reach(d, s, occ, c):
     """The squares of ray d from s up to its first piece, that one's square included
     (``occ``: the occupied squares)."""
-    hit = rays[d, s] & occ
+    ray = c[_RAY + d, s]
+    hit = ray & occ
     if not hit:
-        return rays[d, s]
+        return ray
     first = lowest_bit_index(hit) if (_RISING >> d) & 1 else 63 - leading_zeros(hit)
-    return rays[d, s] & ~rays[d, first]
+    return ray & ~c[_RAY + d, first]
 
 
 @njit(cache=True, inline="always")
-def _attacked(sq, occ, kings, orth, diag, knights, pawns, downward, consts):
+def _attacked(sq, occ, kings, orth, diag, knights, pawns, downward, c):
     """Whether square ``sq`` is attacked, the board's occupied squares ``occ``, by the
     given pieces (``orth``: rooks and queens, ``diag``: bishops and queens); the pawns
     move down the board (``downward``: the other side's) or up."""
-    if consts[0][sq] & kings or consts[1][sq] & knights:
+    if c[_KING_STEPS, sq] & kings or c[_KNIGHT_JUMPS, sq] & knights:
         return True
-    if consts[2][0 if downward else 1, sq] & pawns:
+    if c[_PAWN_UP if downward else _PAWN_DOWN, sq] & pawns:
         return True
-    rays = consts[3]
     if orth:
         for d in range(4):
-            if rays[d, sq] & orth and _reach(d, sq, occ, rays) & orth:  # the first piece a rook or queen
+            if c[_RAY + d, sq] & orth and _reach(d, sq, occ, c) & orth:  # the first piece a rook or queen
                 return True
     if diag:
         for d in range(4, 8):
-            if rays[d, sq] & diag and _reach(d, sq, occ, rays) & diag:
+            if c[_RAY + d, sq] & diag and _reach(d, sq, occ, c) & diag:
                 return True
     return False
 
 
 @njit(cache=True, inline="always")
-def _capture_en_passant(m, f, consts):
-    """Whether the mover (board ``m``, its view) may legally capture en passant on file
-    f: the other side's pawn on 32 + f, 40 + f and 48 + f empty, a pawn of the mover's
-    beside it, its king not in check after the capture."""
+def _shields(king, occ, pieces, orth, diag, c):
+    """The squares of ``pieces`` that stand first on a line from ``king`` with a slider
+    of ``orth`` or ``diag`` (moving along that line) right behind: the pieces whose
+    leaving would open the line (pinned pieces, with ``pieces`` the king's own)."""
+    found = np.int64(0)
+    for d in range(8):
+        sliders = orth if d < 4 else diag
+        if not c[_RAY + d, king] & sliders:
+            continue
+        first = _reach(d, king, occ, c) & occ
+        if first & pieces and _reach(d, lowest_bit_index(first), occ, c) & occ & sliders:
+            found |= first
+    return found
+
+
+@njit(cache=True, inline="always")
+def _capture_en_passant(empty, kings, orth, diag, knights, pawns, king, mine, f, c):
+    """Whether the mover may legally capture en passant on file f: the other side's pawn
+    (``pawns``; its ``kings``, ``orth``, ``diag``, ``knights``) on 32 + f, 40 + f and 48 + f
+    ``empty``, a pawn of the mover's (``mine``) beside it, its king (on ``king``) not in
+    check after the capture. (The board as single sets, not a row: a row of an array
+    taken as an array of its own cost a reference count.)"""
     v = 32 + f
     t = 40 + f
-    if not (m[6] >> v & 1) or not (m[0] >> t & 1) or not (m[0] >> (48 + f) & 1):
+    if not (pawns >> v & 1) or not (empty >> t & 1) or not (empty >> (48 + f) & 1):
         return False
-    takers = consts[2][1, t] & m[12]
+    takers = c[_PAWN_DOWN, t] & mine
     if not takers:
         return False
-    king = lowest_bit_index(m[7])
     gone = _ONE << v
-    occ = ~m[0]
+    occ = ~empty
     while takers:
-        c = lowest_bit_index(takers)
+        s = lowest_bit_index(takers)
         takers &= takers - 1
-        after = (occ & ~(_ONE << c) & ~gone) | (_ONE << t)
-        if not _attacked(king, after, m[1], m[2] | m[3], m[2] | m[4], m[5], m[6] & ~gone, True, consts):
+        after = (occ & ~(_ONE << s) & ~gone) | (_ONE << t)
+        if not _attacked(king, after, kings, orth, diag, knights, pawns & ~gone, True, c):
             return True
     return False
 
 
 @njit(cache=True, inline="always")
-def en_passant_possible(m, f, consts):
-    """Whether en-passant state f (file) is possible on board ``m``: a capture en passant
-    is legal and, the pawn back on 48 + f, the mover's king was not in check."""
-    if not _capture_en_passant(m, f, consts):
+def _en_passant_possible(empty, kings, orth, diag, knights, pawns, king, mine, f, c):
+    """Whether en-passant state f (file) is possible on a board (as
+    :func:`_capture_en_passant` takes it): a capture en passant is legal and, the pawn
+    back on 48 + f, the mover's king was not in check."""
+    if not _capture_en_passant(empty, kings, orth, diag, knights, pawns, king, mine, f, c):
         return False
     before = _ONE << (48 + f)
     gone = _ONE << (32 + f)
-    occ = (~m[0] & ~gone) | before
-    return not _attacked(lowest_bit_index(m[7]), occ, m[1], m[2] | m[3], m[2] | m[4], m[5],
-                         (m[6] & ~gone) | before, True, consts)
+    occ = (~empty & ~gone) | before
+    return not _attacked(king, occ, kings, orth, diag, knights, (pawns & ~gone) | before, True, c)
+
+
+@njit(cache=True, inline="always")
+def en_passant_possible(m, f, c):
+    """:func:`_en_passant_possible` of board ``m`` (masks)."""
+    return _en_passant_possible(m[0], m[1], m[2] | m[3], m[2] | m[4], m[5], m[6], lowest_bit_index(m[7]), m[12],
+                                f, c)
 
 
 @njit(cache=True, inline="always")
@@ -219,39 +252,52 @@ def _unmerge(masks, g):
 
 
 @njit(cache=True, inline="always")
-def _targets(k, s, m, occ, open_to, consts):
+def _targets(k, s, occ, open_to, c):
     """The squares the mover's piece of kind k (not a pawn) on s reaches (occupied by
     none of the mover's pieces, nor the other king: ``open_to``)."""
     if k == 7:
-        return consts[0][s] & open_to
+        return c[_KING_STEPS, s] & open_to
     if k == 11:
-        return consts[1][s] & open_to
-    rays = consts[3]
+        return c[_KNIGHT_JUMPS, s] & open_to
     found = np.int64(0)
     first = 4 if k == 10 else 0
     last = 4 if k == 9 else 8
     for d in range(first, last):
-        found |= _reach(d, s, occ, rays)  # up to the first piece, taken or not
+        found |= _reach(d, s, occ, c)  # up to the first piece, taken or not
     return found & open_to
 
 
 @njit(cache=True, inline="always")
-def _generate(m, ep, consts, out, write):
+def _turn(m, out, row):
+    """``out[row]``: board ``m`` from the other side's view (turned rank-wise, owners
+    swapped), the start of every child."""
+    out[row, 0] = flip(m[0])
+    for k in range(1, 7):
+        out[row, k] = flip(m[k + 6])
+        out[row, k + 6] = flip(m[k])
+
+
+@njit(cache=True, inline="always")
+def _generate(m, ep, c, out, write):
     """The legal moves of board ``m`` (en-passant state ``ep``): their count, and each
-    child at ``out[n]`` when ``write`` (else none written: the first found ends it)."""
+    child at ``out[n]`` when ``write`` (its last row then scratch; else none written:
+    the first found ends it)."""
     n = 0
     theirs = m[1] | m[2] | m[3] | m[4] | m[5] | m[6]
     mine = m[7] | m[8] | m[9] | m[10] | m[11] | m[12]
     occ = theirs | mine
     open_to = ~(mine | m[1])
     king = lowest_bit_index(m[7])
+    orth, diag = m[2] | m[3], m[2] | m[4]
     ep_to = 40 + ep - 1 if ep else -1
-    turned = np.empty(13, dtype=np.int64) if write else np.empty(0, dtype=np.int64)
+    # Out of check, a move of a piece that shields no line to the king leaves it out of
+    # check: only the king's moves, those of pinned pieces and captures en passant (two
+    # squares left) are tested.
+    checked = _attacked(king, occ, m[1], orth, diag, m[5], m[6], True, c)
+    pinned = np.int64(-1) if checked else _shields(king, occ, mine, orth, diag, c)
+    last = out.shape[0] - 1
     if write:
-        turned[0] = flip(m[0])
-        for k in range(1, 7):
-            turned[k] = flip(m[k + 6])
-            turned[k + 6] = flip(m[k])
+        _turn(m, out, last)
     for k in range(7, 13):
         pieces = m[k]
         while pieces:
@@ -259,31 +305,34 @@ def _generate(m, ep, consts, out, write):
             pieces &= pieces - 1
             if k == 12:
                 up = s + 8  # a pawn never stands on rank 8
-                targets = consts[2][0, s] & theirs & ~m[1]
-                if ep_to >= 0 and consts[2][0, s] >> ep_to & 1:
+                targets = c[_PAWN_UP, s] & theirs & ~m[1]
+                if ep_to >= 0 and c[_PAWN_UP, s] >> ep_to & 1:
                     targets |= _ONE << ep_to
                 if m[0] >> up & 1:
                     targets |= _ONE << up
                     if s < 16 and m[0] >> (up + 8) & 1:
                         targets |= _ONE << (up + 8)
             else:
-                targets = _targets(k, s, m, occ, open_to, consts)
+                targets = _targets(k, s, occ, open_to, c)
+            free = k != 7 and not (pinned >> s & 1)
             while targets:
                 t = lowest_bit_index(targets)
                 targets &= targets - 1
                 gone = (_ONE << t) & theirs
-                if t == ep_to and k == 12:
+                passant = t == ep_to and k == 12
+                if passant:
                     gone = _ONE << (t - 8)
-                after = (occ & ~(_ONE << s) & ~gone) | (_ONE << t)
-                if _attacked(t if k == 7 else king, after, m[1], (m[2] | m[3]) & ~gone, (m[2] | m[4]) & ~gone,
-                             m[5] & ~gone, m[6] & ~gone, True, consts):
-                    continue
+                if not free or passant:
+                    after = (occ & ~(_ONE << s) & ~gone) | (_ONE << t)
+                    if _attacked(t if k == 7 else king, after, m[1], orth & ~gone, diag & ~gone, m[5] & ~gone,
+                                 m[6] & ~gone, True, c):
+                        continue
                 if not write:
                     return 1
                 promotes = k == 12 and t >= 56
                 for p in range(8 if promotes else k, 12 if promotes else k + 1):
                     for j in range(13):
-                        out[n, j] = turned[j]
+                        out[n, j] = out[last, j]
                     out[n, k - 6] ^= _ONE << (s ^ 56)
                     out[n, p - 6] |= _ONE << (t ^ 56)
                     out[n, 0] = (out[n, 0] | (_ONE << (s ^ 56))) & ~(_ONE << (t ^ 56))
@@ -291,14 +340,14 @@ def _generate(m, ep, consts, out, write):
                         g = lowest_bit_index(gone)
                         if g != t:  # en passant: the pawn taken leaves its square
                             out[n, 0] |= _ONE << (g ^ 56)
-                        for c in range(1, 7):
-                            out[n, c + 6] &= ~(_ONE << (g ^ 56))
+                        for x in range(1, 7):
+                            out[n, x + 6] &= ~(_ONE << (g ^ 56))
                     out[n, GHOST] = 0
-                    if k == 12 and t == s + 16:
-                        row = out[n]
-                        if _capture_en_passant(row, t & 7, consts):  # the pawn may be taken: kind 13
-                            out[n, 6] &= ~(_ONE << (t ^ 56))
-                            out[n, GHOST] = _ONE << (t ^ 56)
+                    if k == 12 and t == s + 16 and _capture_en_passant(
+                            out[n, 0], out[n, 1], out[n, 2] | out[n, 3], out[n, 2] | out[n, 4], out[n, 5],
+                            out[n, 6], lowest_bit_index(out[n, 7]), out[n, 12], t & 7, c):
+                        out[n, 6] &= ~(_ONE << (t ^ 56))  # the pawn may be taken: kind 13
+                        out[n, GHOST] = _ONE << (t ^ 56)
                     n += 1
     return n
 
@@ -307,66 +356,67 @@ def _generate(m, ep, consts, out, write):
 def outcome(masks, tier, consts):
     """ILLEGAL, LOST (checkmate), DRAWN (stalemate) or OPEN (see the module docstring)."""
     g, ep = _merge(masks)
-    found = ILLEGAL if ep < 0 else _outcome(masks, ep, consts)
+    found = ILLEGAL if ep < 0 else _outcome(masks, ep, consts[0])
     _unmerge(masks, g)
     return found
 
 
 @njit(cache=True, inline="always")
-def _outcome(masks, ep, consts):
+def _outcome(masks, ep, c):
     back = np.int64(0xFF) | (np.int64(0xFF) << 56)
     if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
         return ILLEGAL
     king = lowest_bit_index(masks[7])
     other = lowest_bit_index(masks[1])
-    if consts[0][king] >> other & 1:
+    if c[_KING_STEPS, king] >> other & 1:
         return ILLEGAL
     occ = ~masks[0]
     if _attacked(other, occ, masks[7], masks[8] | masks[9], masks[8] | masks[10], masks[11], masks[12],
-                 False, consts):
+                 False, c):
         return ILLEGAL
-    if ep and not en_passant_possible(masks, ep - 1, consts):
+    if ep and not en_passant_possible(masks, ep - 1, c):
         return ILLEGAL
-    if _generate(masks, ep, consts, consts[3], False):
+    if _generate(masks, ep, c, c, False):  # (nothing written: c stands for the rows)
         return OPEN
-    if _attacked(king, occ, masks[1], masks[2] | masks[3], masks[2] | masks[4], masks[5], masks[6], True,
-                 consts):
+    if _attacked(king, occ, masks[1], masks[2] | masks[3], masks[2] | masks[4], masks[5], masks[6], True, c):
         return LOST
     return DRAWN
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def moves(masks, tier, consts, out):
-    """The children of every legal move, rows of ``out`` (see the module docstring);
-    their count."""
+    """The children of every legal move, rows of ``out`` (see the module docstring; its
+    last row is scratch); their count."""
     g, ep = _merge(masks)
-    n = _generate(masks, max(ep, 0), consts, out, True)
+    n = _generate(masks, max(ep, 0), consts[0], out, True)
     _unmerge(masks, g)
     return n
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def unmoves(masks, tier, consts, out):
-    """The parents (see the module docstring): rows of ``out`` from their mover's view;
-    their count."""
+    """The parents (see the module docstring): rows of ``out`` from their mover's view
+    (its last row is scratch); their count."""
     g, ep = _merge(masks)
-    n = _unmoves(masks, max(ep, 0), consts, out)
+    n = _unmoves(masks, max(ep, 0), consts[0], out)
     _unmerge(masks, g)
     return n
 
 
 @njit(cache=True, inline="always")
-def _unmoves(masks, ep, consts, out):
+def _unmoves(masks, ep, c, out):
     n = 0
     empty = masks[0]
     occ = ~empty
     mover_king = lowest_bit_index(masks[7])
-    turned = np.empty(13, dtype=np.int64)
-    turned[0] = flip(masks[0])
-    for k in range(1, 7):
-        turned[k] = flip(masks[k + 6])
-        turned[k + 6] = flip(masks[k])
-    rays = consts[3]
+    theirs = masks[1] | masks[2] | masks[3] | masks[4] | masks[5] | masks[6]
+    orth, diag = masks[2] | masks[3], masks[2] | masks[4]
+    # The child's mover out of check here, a parent puts it in check only by the piece
+    # stepped back, or by a line its leaving opens: only those are tested then.
+    checked = _attacked(mover_king, occ, masks[1], orth, diag, masks[5], masks[6], True, c)
+    opens = np.int64(-1) if checked else _shields(mover_king, occ, theirs, orth, diag, c)
+    last = out.shape[0] - 1
+    _turn(masks, out, last)
     for k in range(1, 7):
         pieces = masks[k]
         if ep:
@@ -380,22 +430,41 @@ def _unmoves(masks, ep, consts, out):
                     if not ep:
                         origins |= _ONE << (d + 8)
                     if 32 <= d < 40 and empty >> (d + 16) & 1:
-                        if ep or not _capture_en_passant(masks, d & 7, consts):
+                        if ep or not _capture_en_passant(empty, masks[1], orth, diag, masks[5], masks[6], mover_king,
+                                                         masks[12], d & 7, c):
                             origins |= _ONE << (d + 16)
             elif k == 1:
-                origins = consts[0][d] & empty
+                origins = c[_KING_STEPS, d] & empty
             elif k == 5:
-                origins = consts[1][d] & empty
+                origins = c[_KNIGHT_JUMPS, d] & empty
             else:
                 origins = np.int64(0)
                 for r in range(4 if k == 4 else 0, 4 if k == 3 else 8):
-                    origins |= _reach(r, d, occ, rays) & empty  # the empty squares before the first piece
+                    origins |= _reach(r, d, occ, c) & empty  # the empty squares before the first piece
+            every = opens >> d & 1  # test against every piece, not the one stepped back alone
             while origins:
                 o = lowest_bit_index(origins)
                 origins &= origins - 1
                 moved = (_ONE << d) | (_ONE << o)
-                kings, queens, rooks, bishops, knights, pawns = (masks[1], masks[2], masks[3], masks[4],
-                                                                 masks[5], masks[6])
+                if every:
+                    kings, queens, rooks, bishops, knights, pawns = (masks[1], masks[2], masks[3], masks[4],
+                                                                     masks[5], masks[6])
+                else:
+                    kings, queens, rooks, bishops, knights, pawns = (np.int64(0), np.int64(0), np.int64(0),
+                                                                     np.int64(0), np.int64(0), np.int64(0))
+                    moved_from = _ONE << d
+                    if k == 1:
+                        kings = moved_from
+                    elif k == 2:
+                        queens = moved_from
+                    elif k == 3:
+                        rooks = moved_from
+                    elif k == 4:
+                        bishops = moved_from
+                    elif k == 5:
+                        knights = moved_from
+                    else:
+                        pawns = moved_from
                 if k == 1:
                     kings ^= moved
                 elif k == 2:
@@ -409,23 +478,24 @@ def _unmoves(masks, ep, consts, out):
                 else:
                     pawns ^= moved
                 if _attacked(mover_king, occ ^ moved, kings, queens | rooks, queens | bishops, knights, pawns,
-                             True, consts):
+                             True, c):
                     continue  # the child's mover in check before the move: no position
                 for j in range(13):
-                    out[n, j] = turned[j]
+                    out[n, j] = out[last, j]
                 flipped = (_ONE << (d ^ 56)) | (_ONE << (o ^ 56))
                 out[n, k + 6] ^= flipped
                 out[n, 0] ^= flipped
                 out[n, GHOST] = 0
                 n += 1
-                row = out[n - 1]
-                files = row[6] & (np.int64(0xFF) << 32)
+                files = out[n - 1, 6] & (np.int64(0xFF) << 32)
                 while files:
                     g = lowest_bit_index(files) & 7
                     files &= files - 1
-                    if en_passant_possible(row, g, consts):  # that pawn as kind 13
-                        for j in range(13):
-                            out[n, j] = row[j]
+                    p = n - 1
+                    if _en_passant_possible(out[p, 0], out[p, 1], out[p, 2] | out[p, 3], out[p, 2] | out[p, 4],
+                                            out[p, 5], out[p, 6], lowest_bit_index(out[p, 7]), out[p, 12], g, c):
+                        for j in range(13):  # that pawn as kind 13
+                            out[n, j] = out[p, j]
                         out[n, 6] &= ~(_ONE << (32 + g))
                         out[n, GHOST] = _ONE << (32 + g)
                         n += 1

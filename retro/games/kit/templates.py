@@ -270,6 +270,8 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
     child_tier = np.empty(len(tier), dtype=np.int64)
     plan = _kit_plan(counts, tables)
     slot_plans = kit_numbering.plans_of(slot_keys, kinds, tables, _KIT_KEYS)
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
+    plan_held = -1
     stab = 1
     for e in range(lo, hi):
         i = e - first
@@ -291,12 +293,13 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
                 child[x] = out[m, x]
             for j in range(kinds):
                 child_counts[j] = slot_keys[slot, j]
+            plan_held = _kit_take_plan(slot_plans, slot, child_plan, plan_held)
             if slot == 0:  # a move into the tier: only its weight counts
-                o = kit_numbering.order_of_plan(child, slot_plans[slot], tables, _KIT_KEYS)
+                o = kit_numbering.order_of_plan(child, child_plan, tables, _KIT_KEYS)
                 if o > 0:
                     weight += o
                     continue
-            entry = kit_numbering.entry_of_plan(child, slot_plans[slot], tables, _KIT_KEYS)[0]
+            entry = kit_numbering.entry_of_plan(child, child_plan, tables, _KIT_KEYS)[0]
             if k < width:
                 if entry < 0:  # left out of the numbering: the rules' value
                     child_value[i * width + k] = _kit_rule_value(child, child_counts, out[m], kinds, consts,
@@ -452,6 +455,8 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
     child_tier = np.empty(len(tier), dtype=np.int64)
     plan = _kit_plan(counts, tables)
     slot_plans = _kit_group_plans(slot_keys, kinds, slot_group, tables_a, tables_b)
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
+    plan_held = -1
     stab = 1
     held = -2  # the entry masks holds
     for e in range(lo, hi):
@@ -486,7 +491,8 @@ def _kit_expand_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, tabl
                 child[x] = out[m, x]
             for j in range(kinds):
                 child_counts[j] = slot_keys[slot, j]
-            entry = kit_numbering.entry_of_plan(child, slot_plans[slot], tables_b if slot_group[slot] else tables_a,
+            plan_held = _kit_take_plan(slot_plans, slot, child_plan, plan_held)
+            entry = kit_numbering.entry_of_plan(child, child_plan, tables_b if slot_group[slot] else tables_a,
                                                 _KIT_KEYS)[0]
             if entry < 0:  # left out of the numbering: slot -1 - the rules' value
                 v = _kit_rule_value(child, child_counts, out[m], kinds, consts, scratch, child_tier, draw,
@@ -548,22 +554,33 @@ def _kit_powers(radix, kinds):
     return powers
 
 
-def _kit_part_of(row, kinds, codes, code_part, powers):
-    """The part of a row (masks, then extras) among a tier's parts: its counts and
-    extras as digits of a radix (``powers``: :func:`_kit_powers`; a chain of products
-    per row cost as much as the rest), found in the hash table ``codes`` (from its
-    ``part_slot`` on; -1 an empty slot); -1 if none."""
+def _kit_part_of(rows, m, kinds, codes, code_part, powers):
+    """The part of row ``m`` of ``rows`` (masks, then extras) among a tier's parts: its
+    counts and extras as digits of a radix (``powers``: :func:`_kit_powers`; a chain of
+    products per row cost as much as the rest), found in the hash table ``codes`` (from
+    its ``part_slot`` on; -1 an empty slot); -1 if none. (The rows and an index, not the
+    row: a row taken as an array of its own costs two atomic reference counts.)"""
     code = np.int64(0)
     for j in range(kinds):
-        code += kit_numbering.popcount(row[j + 1]) * powers[j]
+        code += kit_numbering.popcount(rows[m, j + 1]) * powers[j]
     for x in range(_KIT_EXTRAS):
-        code += row[kinds + 1 + x] * powers[kinds + x]
+        code += rows[m, kinds + 1 + x] * powers[kinds + x]
     slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
             return -1
         slot = (slot + 1) & (len(codes) - 1)
     return code_part[slot]
+
+
+def _kit_take_plan(plans, q, plan, held):
+    """``plan`` holds the plan ``plans[q]`` (copied when it held another, ``held``):
+    returns q. A row of ``plans`` taken as an array of its own cost two atomic reference
+    counts per rank, the parts' kernels' largest cost after the ranks themselves."""
+    if q != held:
+        for x in range(kit_numbering.PLAN_HEAD + 3 * plans[q, 2]):
+            plan[x] = plans[q, x]
+    return q
 
 
 def _kit_part_at(offsets, e):
@@ -616,6 +633,8 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     plan = _kit_plan(counts, tables)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     powers = _kit_powers(radix, kinds)
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
+    plan_held = -1
     stab = 1
     for e in range(lo, hi):
         i = e - first
@@ -644,11 +663,12 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
                 continue
-            q = _kit_part_of(out[m], kinds, codes, code_part, powers)
+            q = _kit_part_of(out, m, kinds, codes, code_part, powers)
             if q < 0:  # numbered below: of a part
                 bad = e
                 continue
-            o = kit_numbering.order_of_plan(child, plans[q], tables, _KIT_KEYS)
+            plan_held = _kit_take_plan(plans, q, child_plan, plan_held)
+            o = kit_numbering.order_of_plan(child, child_plan, tables, _KIT_KEYS)
             if o == 0:  # left out, yet the rules give no value
                 bad = e
             weight += o
@@ -699,6 +719,8 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     plan = _kit_plan(counts, tables)
     powers = _kit_powers(radix, kinds)
     plans = _kit_group_plans(part_rows, kinds, part_group, tables_a, tables_b)  # the tier's own: its group's
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
+    plan_held = -1
     stab = 1
     for e in range(lo, hi):
         i = e - first
@@ -712,20 +734,21 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
         weight = 0
         best = -1  # the best child out of the tier, for the mover
         for m in range(n):
-            q = _kit_part_of(out[m], kinds, codes, code_part, powers)
+            q = _kit_part_of(out, m, kinds, codes, code_part, powers)
             if q < 0:
                 bad = e
                 continue
             for x in range(kinds + 1):
                 child[x] = out[m, x]
             slot = part_slot[q]
+            plan_held = _kit_take_plan(plans, q, child_plan, plan_held)
             if slot == 0:
-                o = kit_numbering.order_of_plan(child, plans[q], tables, _KIT_KEYS)
+                o = kit_numbering.order_of_plan(child, child_plan, tables, _KIT_KEYS)
                 if o == 0:  # left out of the numbering, yet a move leads there
                     bad = e
                 weight += o
                 continue
-            entry = kit_numbering.entry_of_plan(child, plans[q], tables_b if part_group[q] else tables_a,
+            entry = kit_numbering.entry_of_plan(child, child_plan, tables_b if part_group[q] else tables_a,
                                                 _KIT_KEYS)[0]
             if entry < 0:
                 bad = e
@@ -786,9 +809,12 @@ def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables,
     """:func:`_kit_parent_classes` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
+    plan = np.empty(kit_numbering.PLAN, dtype=np.int64)
+    plan_held = -1
     for i in range(lo, hi):
         p = _kit_part_at(offsets, entries[i])
-        kit_numbering.masks_of_plan(entries[i] - offsets[p], plans[p], tables, masks, _KIT_KEYS)
+        plan_held = _kit_take_plan(plans, p, plan, plan_held)
+        kit_numbering.masks_of_plan(entries[i] - offsets[p], plan, tables, masks, _KIT_KEYS)
         out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
@@ -821,10 +847,15 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
     powers = _kit_powers(radix, kinds)
+    plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the entry's part's
+    plan_held = -1
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # a parent's part's
+    parent_held = -1
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
-        kit_numbering.masks_of_plan(e - offsets[p], plans[p], tables, masks, _KIT_KEYS)
+        plan_held = _kit_take_plan(plans, p, plan, plan_held)
+        kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS)
         if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
@@ -832,7 +863,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
         m = 0
         for j in range(n):
-            q = _kit_part_of(found[j], kinds, codes, code_part, powers)
+            q = _kit_part_of(found, j, kinds, codes, code_part, powers)
             if q < 0:
                 continue
             for x in range(kinds + 1):
@@ -842,7 +873,8 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
             first = masks[tables.order[0]]
             if first != want and _kit_block(first, tables) != _kit_block(want, tables):
                 bad = e
-            found_entry = kit_numbering.entry_of_plan(masks, plans[q], tables, _KIT_KEYS)[0]
+            parent_held = _kit_take_plan(plans, q, child_plan, parent_held)
+            found_entry = kit_numbering.entry_of_plan(masks, child_plan, tables, _KIT_KEYS)[0]
             if found_entry < 0:  # left out, yet not decided by the rules
                 bad = e
                 continue
@@ -883,10 +915,13 @@ def _kit_canonical_parts_span(lo, hi, entries, offsets, part_rows, kinds, tables
     """:func:`_kit_canonical_parts` of ``entries[lo:hi]``."""
     masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
+    plan = np.empty(kit_numbering.PLAN, dtype=np.int64)
+    plan_held = -1
     for i in range(lo, hi):
         e = entries[i]
         p = _kit_part_at(offsets, e)
-        if kit_numbering.masks_of_plan(e - offsets[p], plans[p], tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
+        plan_held = _kit_take_plan(plans, p, plan, plan_held)
+        if kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS) <= 1:  # (0: no board)
             out[i] = e
         else:
-            out[i] = offsets[p] + kit_numbering.entry_of_plan(masks, plans[p], tables, _KIT_KEYS)[0]
+            out[i] = offsets[p] + kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)[0]

@@ -96,9 +96,9 @@ _KING_STEPS, _KNIGHT_JUMPS, _PAWN_UP, _PAWN_DOWN, _RAY = 0, 1, 2, 3, 4
 def tables() -> tuple:
     """The kernels' ``consts``: one int64 table of 12 rows over the 64 squares (one array,
     indexed ``c[row, square]``: a tuple of arrays cost each kernel call a reference count
-    per array): :data:`KING_STEPS`, :data:`KNIGHT_JUMPS`, :data:`PAWN_UP` (the squares a
-    pawn moving up attacks from a square), :data:`PAWN_DOWN`, then :data:`RAY` + d, the
-    squares of ray d."""
+    per array): rows ``_KING_STEPS``, ``_KNIGHT_JUMPS``, ``_PAWN_UP`` (the squares a pawn
+    moving up attacks from a square), ``_PAWN_DOWN``, then ``_RAY + d``, the squares of
+    ray d."""
     c = np.zeros((_RAY + 8, 64), dtype=np.int64)
     directions = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # (rank, file)
 
@@ -450,33 +450,20 @@ def _unmoves(masks, ep, c, out):
                     kings, queens, rooks, bishops, knights, pawns = (masks[1], masks[2], masks[3], masks[4],
                                                                      masks[5], masks[6])
                 else:
-                    kings, queens, rooks, bishops, knights, pawns = (np.int64(0), np.int64(0), np.int64(0),
-                                                                     np.int64(0), np.int64(0), np.int64(0))
-                    moved_from = _ONE << d
-                    if k == 1:
-                        kings = moved_from
-                    elif k == 2:
-                        queens = moved_from
-                    elif k == 3:
-                        rooks = moved_from
-                    elif k == 4:
-                        bishops = moved_from
-                    elif k == 5:
-                        knights = moved_from
-                    else:
-                        pawns = moved_from
+                    kings = queens = rooks = bishops = knights = pawns = np.int64(0)
+                after = (masks[k] ^ moved) if every else _ONE << o  # kind k's squares in the parent
                 if k == 1:
-                    kings ^= moved
+                    kings = after
                 elif k == 2:
-                    queens ^= moved
+                    queens = after
                 elif k == 3:
-                    rooks ^= moved
+                    rooks = after
                 elif k == 4:
-                    bishops ^= moved
+                    bishops = after
                 elif k == 5:
-                    knights ^= moved
+                    knights = after
                 else:
-                    pawns ^= moved
+                    pawns = after
                 if _attacked(mover_king, occ ^ moved, kings, queens | rooks, queens | bishops, knights, pawns,
                              True, c):
                     continue  # the child's mover in check before the move: no position

@@ -7,6 +7,7 @@ estimates, and the kit's kernels are served from numba's cache in a fresh proces
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -17,6 +18,7 @@ from retro import games
 from retro.db.format import DatabaseFile
 from retro.engine import peak_rss, solvers
 from retro.engine.build import build
+from retro.errors import PositionError
 from retro.games.kit import OPEN, PieceGame
 from retro.values import not_a_position
 
@@ -67,6 +69,18 @@ def test_the_numbering_round_trips(game):
             assert game.tier_of(position) == tuple(tier)
             assert game.index(position) == entry
             assert game.parse(str(position)) == position
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_board_of_the_wrong_size_or_an_unknown_code_is_a_position_error(game):
+    side = next(iter(game.sides))
+    cells, codes = game.cells_count, len(game.piece_kinds)
+    for board, words in (((0,) * (cells - 1), f"has {cells} cells, not {cells - 1}"),
+                         ((0,) * (cells + 1), f"has {cells} cells, not {cells + 1}"),
+                         ((codes + 1,) + (0,) * (cells - 1), f"0 (empty) to {codes}"),
+                         ((-1,) + (0,) * (cells - 1), "not -1")):
+        with pytest.raises(PositionError, match=re.escape(words)):
+            game.position_class(game, side, board)
 
 
 def test_symmetric_positions_share_an_entry_and_a_value(built):

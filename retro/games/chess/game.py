@@ -166,6 +166,7 @@ class Chess(PieceGame):
 
     name = "chess"
     title = "Chess"
+    title_in_sentence = "chess"
     family = "chess"
     description = "chess endgames: kings and up to three more pieces, distance to mate"
     rules = ("Standard chess with both kings and up to three more pieces: every piece's moves, pawns' double "

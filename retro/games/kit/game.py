@@ -83,6 +83,7 @@ from ...errors import (
     IllegalMoveError,
     MoveSyntaxError,
     NotationError,
+    PositionError,
     RowCountError,
     RowLengthError,
     SideError,
@@ -244,7 +245,17 @@ class Position:
                 if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                     raise TypeError(f"the {name} of a position must hold ints, not {type(value).__name__}")
             object.__setattr__(self, name, tuple(int(v) for v in cells))
-        self.game.check(self)
+        # the board's shape and codes before the game reads it: a cell past the board or
+        # a code past its pieces was an IndexError deep in the numbering
+        game, cells = self.game, self.game.cells_count
+        if len(self.board) != cells:
+            raise PositionError(f"a {game.title_in_sentence} board has {cells} cells, not {len(self.board)}")
+        codes = len(game.piece_kinds)
+        wrong = next((v for v in self.board if not 0 <= v <= codes), None)
+        if wrong is not None:
+            raise PositionError(f"a {game.title_in_sentence} cell holds 0 (empty) to {codes} "
+                                f"(the pieces {''.join(game.piece_kinds)} in turn), not {wrong}")
+        game.check(self)
 
     def __copy__(self) -> Position:
         return self
@@ -989,7 +1000,7 @@ class PieceGame(GridGame):
 
     def _part_codes(self, tier):
         """The tier's parts as a hash table of their codes (see :meth:`_code_table`),
-        each slot's part, the radix, the parts as rows (int64) and where each starts."""
+        each slot's part, the bits of a digit, the parts as rows (int64) and where each starts."""
         parts, offsets, _ = self._part_offsets(tier)
         rows = np.array(parts, dtype=np.int64)
         return (*self._code_table(rows), rows, offsets)
@@ -997,11 +1008,14 @@ class PieceGame(GridGame):
     @staticmethod
     def _code_table(rows: np.ndarray):
         """Parts (``rows``) as a hash table of their codes (counts and extras as digits of
-        the radix; -1 an empty slot, first slot :func:`numbering.part_slot`), each
-        slot's part, and the radix. Four slots a part or more: a code is found in a
-        probe or two, where a binary search took a dozen steps."""
-        radix = int(rows.max()) + 1
-        codes = rows @ (radix ** np.arange(rows.shape[1], dtype=np.int64))
+        as many bits as the largest needs; -1 an empty slot, first slot
+        :func:`numbering.part_slot`), each slot's part, and the bits of a digit. Four
+        slots a part or more: a code is found in a probe or two, where a binary search took
+        a dozen steps."""
+        bits = max(1, int(rows.max()).bit_length())
+        if bits * rows.shape[1] > 62:
+            raise BuildError(f"parts of {rows.shape[1]} counts up to {int(rows.max())}: more than a 62-bit code holds")
+        codes = rows @ (np.int64(1) << (bits * np.arange(rows.shape[1], dtype=np.int64)))
         slots = 1 << max(4, (4 * len(codes) - 1).bit_length())
         table = np.full(slots, -1, dtype=np.int64)
         part_in = np.full(slots, -1, dtype=np.int64)
@@ -1010,7 +1024,7 @@ class PieceGame(GridGame):
             while table[slot] != -1:
                 slot = (slot + 1) & (slots - 1)
             table[slot], part_in[slot] = code, p
-        return table, part_in, radix
+        return table, part_in, bits
 
     def _linked_scan(self, tier, children: dict):
         """The scan of a tier of parts with child tiers (:func:`_kit_scan_linked`) for
@@ -1018,7 +1032,7 @@ class PieceGame(GridGame):
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
         rows, slot_of, offset_of, group_of = self._linked_parts(slots)
-        codes, code_part, radix = self._code_table(rows)
+        codes, code_part, bits = self._code_table(rows)
         values = child_values(children, slots[1:], self.value_dtype)
         # 16 arrays (or a greater power of two): the kernel compiles once, not per count of children
         values += (values[-1],) * (max(16, 1 << (len(values) - 1).bit_length()) - len(values))
@@ -1029,7 +1043,7 @@ class PieceGame(GridGame):
 
         def scan_part(p, lo, hi, w, finished, counter, counts, child_value):  # the tier's parts are rows 0..
             return rules._kit_scan_linked(lo, hi, kinds, rows[p], consts, tables, first_tables, second_tables, codes,
-                                          code_part, radix, slot_of, offset_of, group_of, rows, values, finished,
+                                          code_part, bits, slot_of, offset_of, group_of, rows, values, finished,
                                           counter, counts, child_value, w, draw, invalid, self.max_moves, width)
 
         return scan_part
@@ -1048,7 +1062,7 @@ class PieceGame(GridGame):
         decide (:func:`_kit_scan_parts`); or chess's, with child tiers
         (:func:`_kit_scan_linked`)."""
         rules = self.rules_module
-        codes, code_part, radix, rows, offsets = self._part_codes(tier)
+        codes, code_part, bits, rows, offsets = self._part_codes(tier)
         kinds, consts, tables = self.kinds, self.consts, self.tables_of(tier)
         width = self.cells_count + self.extras
         dtype = self.value_dtype
@@ -1057,7 +1071,7 @@ class PieceGame(GridGame):
         decided = self.rules_decide_children(tier)
         if decided:
             def scan_part(p, lo, hi, w, finished, counter, counts, child_value):
-                return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, radix, rows,
+                return rules._kit_scan_parts(lo, hi, kinds, rows[p], consts, tables, codes, code_part, bits, rows,
                                              finished, counter, counts, child_value, w, draw, invalid, most, width)
         else:
             scan_part = self._linked_scan(tier, children)
@@ -1088,7 +1102,7 @@ class PieceGame(GridGame):
 
         def parents(entries, w, out, counts):
             bad = rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
-                                           consts, tables, codes, code_part, radix, w, out, counts, back, width,
+                                           consts, tables, codes, code_part, bits, w, out, counts, back, width,
                                            swap, turn, decided)
             if bad >= 0:
                 raise BuildError(f"{self.full_name}: a parent of entry {bad} moved a piece of the side to move "

@@ -544,27 +544,27 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
 # --- tiers of several parts (count tuples numbered one after the other) -------------
 
 
-def _kit_powers(radix, kinds):
-    """The powers of ``radix`` that :func:`_kit_part_of` weighs a row's counts and extras by."""
-    powers = np.empty(kinds + _KIT_EXTRAS, dtype=np.int64)
-    scale = np.int64(1)
+def _kit_shifts(bits, kinds):
+    """Where :func:`_kit_part_of` puts each of a row's counts and extras in its code,
+    ``bits`` a digit (``PieceGame._code_table``'s)."""
+    shifts = np.empty(kinds + _KIT_EXTRAS, dtype=np.int64)
     for j in range(kinds + _KIT_EXTRAS):
-        powers[j] = scale
-        scale *= radix
-    return powers
+        shifts[j] = bits * j
+    return shifts
 
 
-def _kit_part_of(rows, m, kinds, codes, code_part, powers):
+def _kit_part_of(rows, m, kinds, codes, code_part, shifts):
     """The part of row ``m`` of ``rows`` (masks, then extras) among a tier's parts: its
-    counts and extras as digits of a radix (``powers``: :func:`_kit_powers`; a chain of
-    products per row cost as much as the rest), found in the hash table ``codes`` (from
-    its ``part_slot`` on; -1 an empty slot); -1 if none. (The rows and an index, not the
-    row: a row taken as an array of its own costs two atomic reference counts.)"""
+    counts and extras as digits of ``bits`` bits each (``shifts``: :func:`_kit_shifts`;
+    shifts, where the powers of a radix took three vector multiplies a digit, measured),
+    found in the hash table ``codes`` (from its ``part_slot`` on; -1 an empty slot); -1
+    if none. (The rows and an index, not the row: a row taken as an array of its own
+    costs two atomic reference counts.)"""
     code = np.int64(0)
     for j in range(kinds):
-        code += kit_numbering.popcount(rows[m, j + 1]) * powers[j]
+        code += kit_numbering.popcount(rows[m, j + 1]) << shifts[j]
     for x in range(_KIT_EXTRAS):
-        code += rows[m, kinds + 1 + x] * powers[kinds + x]
+        code += rows[m, kinds + 1 + x] << shifts[kinds + x]
     slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
@@ -595,7 +595,7 @@ def _kit_part_at(offsets, e):
     return lo
 
 
-def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, radix, part_rows, finished,
+def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, bits, part_rows, finished,
                     counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier whose moves
     all stay in the tier (the other parts count as the tier). A value ``outcome`` knows
@@ -611,14 +611,14 @@ def _kit_scan_parts(first, stop, kinds, part, consts, tables, codes, code_part, 
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_scan_parts_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, codes,
-                                     code_part, radix, part_rows, finished, counter, counts_out, child_value, width,
+                                     code_part, bits, part_rows, finished, counter, counts_out, child_value, width,
                                      draw, invalid, max_moves, out_width)
         if found >= 0:
             bad[0] = found
     return bad[0]
 
 
-def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code_part, radix, part_rows, finished,
+def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code_part, bits, part_rows, finished,
                          counter, counts_out, child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan_parts` of entries ``lo..hi-1``."""
     bad = -1
@@ -632,7 +632,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     child_tier = np.empty(len(part), dtype=np.int64)
     plan = _kit_plan(counts, tables)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
-    powers = _kit_powers(radix, kinds)
+    shifts = _kit_shifts(bits, kinds)
     child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
     plan_held = -1
     stab = 1
@@ -663,7 +663,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
                 continue
-            q = _kit_part_of(out, m, kinds, codes, code_part, powers)
+            q = _kit_part_of(out, m, kinds, codes, code_part, shifts)
             if q < 0:  # numbered below: of a part
                 bad = e
                 continue
@@ -681,7 +681,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     return bad
 
 
-def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, radix,
+def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                      part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
                      child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier of parts
@@ -697,7 +697,7 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_scan_linked_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, tables_a,
-                                      tables_b, codes, code_part, radix, part_slot, part_offset, part_group,
+                                      tables_b, codes, code_part, bits, part_slot, part_offset, part_group,
                                       part_rows, children, finished, counter, counts_out, child_value, width, draw,
                                       invalid, max_moves, out_width)
         if found >= 0:
@@ -705,7 +705,7 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
     return bad[0]
 
 
-def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, radix,
+def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                           part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
                           child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan_linked` of entries ``lo..hi-1``."""
@@ -717,7 +717,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plan = _kit_plan(counts, tables)
-    powers = _kit_powers(radix, kinds)
+    shifts = _kit_shifts(bits, kinds)
     plans = _kit_group_plans(part_rows, kinds, part_group, tables_a, tables_b)  # the tier's own: its group's
     child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
     plan_held = -1
@@ -734,7 +734,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
         weight = 0
         best = -1  # the best child out of the tier, for the mover
         for m in range(n):
-            q = _kit_part_of(out, m, kinds, codes, code_part, powers)
+            q = _kit_part_of(out, m, kinds, codes, code_part, shifts)
             if q < 0:
                 bad = e
                 continue
@@ -818,7 +818,7 @@ def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables,
         out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
-def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
+def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
                        width, out, counts_out, max_moves, out_width, swap, turn, decided):
     """Un-moves from the game's ``unmoves`` kernel over a tier of several parts:
     ``entries`` and the parents written are the tier's (a part's offset plus its entry).
@@ -830,14 +830,14 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
     bad = np.full(1, -1, dtype=np.int64)
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
         found = _kit_parents_parts_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
-                                        offsets, part_rows, kinds, consts, tables, codes, code_part, radix, width,
+                                        offsets, part_rows, kinds, consts, tables, codes, code_part, bits, width,
                                         out, counts_out, max_moves, out_width, swap, turn, decided)
         if found >= 0:
             bad[0] = found
     return bad[0]
 
 
-def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, radix,
+def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
                             width, out, counts_out, max_moves, out_width, swap, turn, decided):
     """:func:`_kit_parents_parts` of ``entries[lo:hi]``."""
     cells = tables.sym.shape[1]
@@ -846,7 +846,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
-    powers = _kit_powers(radix, kinds)
+    shifts = _kit_shifts(bits, kinds)
     plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the entry's part's
     plan_held = -1
     child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # a parent's part's
@@ -860,10 +860,11 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
         want = _kit_parent_key(masks, kinds, tables, swap, turn)
+        want_block = -1  # its run of classes, worked out at the first parent whose key moved
         n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
         m = 0
         for j in range(n):
-            q = _kit_part_of(found, j, kinds, codes, code_part, powers)
+            q = _kit_part_of(found, j, kinds, codes, code_part, shifts)
             if q < 0:
                 continue
             for x in range(kinds + 1):
@@ -871,8 +872,11 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
             if decided and _kit_outcome(masks, part_rows[q], consts, scratch) != _KIT_OPEN:
                 continue  # finished, or a value the rules know: no counter to tell
             first = masks[tables.order[0]]
-            if first != want and _kit_block(first, tables) != _kit_block(want, tables):
-                bad = e
+            if first != want:
+                if want_block < 0:
+                    want_block = _kit_block(want, tables)
+                if _kit_block(first, tables) != want_block:
+                    bad = e
             parent_held = _kit_take_plan(plans, q, child_plan, parent_held)
             found_entry = kit_numbering.entry_of_plan(masks, child_plan, tables, _KIT_KEYS)[0]
             if found_entry < 0:  # left out, yet not decided by the rules

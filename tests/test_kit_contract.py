@@ -7,7 +7,6 @@ estimates, and the kit's kernels are served from numba's cache in a fresh proces
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 
@@ -79,8 +78,11 @@ def test_a_board_of_the_wrong_size_or_an_unknown_code_is_a_position_error(game):
                          ((0,) * (cells + 1), f"has {cells} cells, not {cells + 1}"),
                          ((codes + 1,) + (0,) * (cells - 1), f"0 (empty) to {codes}"),
                          ((-1,) + (0,) * (cells - 1), "not -1")):
-        with pytest.raises(PositionError, match=re.escape(words)):
+        with pytest.raises(PositionError) as raised:
             game.position_class(game, side, board)
+        if type(game).check_cells is PieceGame.check_cells:  # (tic-tac-toe words its own)
+            assert words in str(raised.value)
+        assert "\n" not in str(raised.value)
 
 
 def test_symmetric_positions_share_an_entry_and_a_value(built):

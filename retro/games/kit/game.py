@@ -245,17 +245,8 @@ class Position:
                 if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                     raise TypeError(f"the {name} of a position must hold ints, not {type(value).__name__}")
             object.__setattr__(self, name, tuple(int(v) for v in cells))
-        # the board's shape and codes before the game reads it: a cell past the board or
-        # a code past its pieces was an IndexError deep in the numbering
-        game, cells = self.game, self.game.cells_count
-        if len(self.board) != cells:
-            raise PositionError(f"a {game.title_in_sentence} board has {cells} cells, not {len(self.board)}")
-        codes = len(game.piece_kinds)
-        wrong = next((v for v in self.board if not 0 <= v <= codes), None)
-        if wrong is not None:
-            raise PositionError(f"a {game.title_in_sentence} cell holds 0 (empty) to {codes} "
-                                f"(the pieces {''.join(game.piece_kinds)} in turn), not {wrong}")
-        game.check(self)
+        self.game.check_cells(self)
+        self.game.check(self)
 
     def __copy__(self) -> Position:
         return self
@@ -389,8 +380,23 @@ class PieceGame(GridGame):
         :meth:`position_at` gives)."""
         return (0, 1)
 
+    def check_cells(self, position: Position) -> None:
+        """Raise a PositionError when ``position``'s board is not one of the game's: as
+        many cells, each 0 or a code of its pieces. Before :meth:`check` and the
+        numbering read it: a cell past the board or a code past the pieces was an
+        IndexError deep in the numbering."""
+        cells = self.cells_count
+        if len(position.board) != cells:
+            raise PositionError(f"a {self.title_in_sentence} board has {cells} cells, not {len(position.board)}")
+        codes = len(self.piece_kinds)
+        wrong = next((v for v in position.board if not 0 <= v <= codes), None)
+        if wrong is not None:
+            raise PositionError(f"a {self.title_in_sentence} cell holds 0 (empty) to {codes} "
+                                f"(the pieces {''.join(self.piece_kinds)} in turn), not {wrong}")
+
     def check(self, position: Position) -> None:
-        """Raise a PositionError subclass naming why ``position`` is no position."""
+        """Raise a PositionError subclass naming why ``position`` is no position (its
+        cells checked already: :meth:`check_cells`)."""
 
     def why_illegal(self, position: Position, move: Move) -> str:
         return f"{move} is not a legal move here"

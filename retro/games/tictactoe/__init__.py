@@ -89,9 +89,11 @@ class TicTacToe(PieceGame):
             raise MoveSyntaxError(f"{quoted(text.strip())} is not a move: write the square to mark, like 'b2'")
         return Move(tidy_move(text))
 
-    def check(self, position: Position) -> None:
+    def check_cells(self, position: Position) -> None:
         if len(position.board) != SQUARES or not set(position.board) <= {0, 1, 2}:
             raise NotationError("a mark lies off the 3x3 board")
+
+    def check(self, position: Position) -> None:
         first, second = (side.value for side in self.sides)
         xs, os = position.count(1), position.count(2)
         if not 0 <= xs - os <= 1:

@@ -288,7 +288,7 @@ def key_rank(masks, plan, tables, keys):
     """The rank of the key's cells among the combinations of its counts (the plan's,
     :func:`plan_of`): the first key kind colex, then the second's among the cells left."""
     # A key kind of one piece (chess's kings) is ranked by its cell alone, without the
-    # loop over its cells and the lookups a set takes (a tenth of a rank, measured).
+    # loop over its cells and the table lookups a set takes.
     first = masks[_kind(tables, keys, 0)]
     r = lowest_bit_index(first) if plan[3] == 1 else colex_rank(first, tables.binom)
     if keys == 2:

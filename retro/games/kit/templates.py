@@ -556,7 +556,7 @@ def _kit_shifts(bits, kinds):
 def _kit_part_of(rows, m, kinds, codes, code_part, shifts):
     """The part of row ``m`` of ``rows`` (masks, then extras) among a tier's parts: its
     counts and extras as digits of ``bits`` bits each (``shifts``: :func:`_kit_shifts`;
-    shifts, where the powers of a radix took three vector multiplies a digit, measured),
+    shifts, where the powers of a radix compiled to three vector multiplies a digit),
     found in the hash table ``codes`` (from its ``part_slot`` on; -1 an empty slot); -1
     if none. (The rows and an index, not the row: a row taken as an array of its own
     costs two atomic reference counts.)"""

@@ -1,8 +1,9 @@
 """The chess endgame kernels' speed, as JSON: legal moves generated per second (children
 written by ``moves``) on random legal 5-piece positions (the kings and three of Q R B N P
 of either side, pawns on ranks 2..7, either side to move), one thread; and the same
-positions' ``outcome`` and ``unmoves`` per second. Compiling is left out (a first call
-before the clock).
+positions' ``outcome`` and ``unmoves`` per second; and a scan's start, ``outcome`` then
+``moves``, against the one call ``outcome_moves`` that replaces them. Compiling is left
+out (a first call before the clock).
 
     python benchmarks/chess_rules.py [--positions N] [--seconds S] [--seed K]
 """
@@ -20,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from retro.games.chess import fen, rules
-from retro.games.kit import ILLEGAL
+from retro.games.kit import ILLEGAL, OPEN
 
 
 @njit
@@ -44,6 +45,23 @@ def _all_outcomes(masks, tiers, consts):
     total = 0
     for i in range(masks.shape[0]):
         total += rules.outcome(masks[i], tiers[i], consts)
+    return total
+
+
+@njit
+def _all_apart(masks, tiers, consts, out):
+    total = 0
+    for i in range(masks.shape[0]):
+        if rules.outcome(masks[i], tiers[i], consts) == OPEN:
+            total += rules.moves(masks[i], tiers[i], consts, out)
+    return total
+
+
+@njit
+def _all_outcome_moves(masks, tiers, consts, out):
+    total = 0
+    for i in range(masks.shape[0]):
+        total += rules.outcome_moves(masks[i], tiers[i], consts, out)[1]
     return total
 
 
@@ -101,6 +119,9 @@ def main() -> None:
     moves_rate, children, _ = rate(lambda: _all_moves(masks, tiers, consts, out), args.seconds)
     unmoves_rate, parents, _ = rate(lambda: _all_unmoves(masks, tiers, consts, out), args.seconds)
     outcome_rate, _, _ = rate(lambda: _all_outcomes(masks, tiers, consts), args.seconds)
+    apart_rate, apart, _ = rate(lambda: _all_apart(masks, tiers, consts, out), args.seconds)
+    fused_rate, fused, _ = rate(lambda: _all_outcome_moves(masks, tiers, consts, out), args.seconds)
+    assert apart == fused
     print(json.dumps({
         "benchmark": "chess endgame rules (retro.games.chess.rules), one thread",
         "command": f"python benchmarks/chess_rules.py --positions {args.positions} --seconds {args.seconds} "
@@ -112,6 +133,8 @@ def main() -> None:
         "unmoves_per_position": round(parents / n, 2),
         "unmoves_per_second": round(unmoves_rate * parents),
         "outcomes_per_second": round(outcome_rate * n),
+        "outcome_then_moves_positions_per_second": round(apart_rate * n),
+        "outcome_moves_positions_per_second": round(fused_rate * n),
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
                     "python": platform.python_version()},
     }, indent=2))

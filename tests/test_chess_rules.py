@@ -353,6 +353,25 @@ def test_moves_agree_with_python_chess(sample):
     assert checked >= 2000
 
 
+def test_outcome_moves_is_outcome_then_moves(sample):
+    """The scan's one call: outcome's code, and the children of moves exactly when OPEN
+    (the masks left as they were)."""
+    for board, row in sample:
+        args = kernel_args(row)
+        if args is None:
+            continue
+        masks, tier = args
+        before = masks.copy()
+        out = np.zeros((rules.MAX_MOVES, rules.WIDTH), dtype=np.int64)
+        code, n = rules.outcome_moves(masks, tier, CONSTS, out)
+        assert (masks == before).all()
+        assert code == outcome(row), board.fen()
+        if code == OPEN:
+            assert {from_kernel(out[i]) for i in range(n)} == children(row), board.fen()
+        else:
+            assert n == 0, board.fen()
+
+
 def test_children_are_positions(sample):
     """Every child the rules give is a position (python-chess's view of it, converted
     back from the row, is legal), with its en-passant state where python-chess has a

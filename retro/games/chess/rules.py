@@ -28,7 +28,9 @@ en-passant state (above); else LOST (checkmate: the mover has no legal move and 
 check), DRAWN (stalemate), or OPEN. Positions with checks that no legal move can give
 (three checkers, two on one line through the king: python-chess's
 STATUS_TOO_MANY_CHECKERS / STATUS_IMPOSSIBLE_CHECK without an en-passant square) are
-kept: unreachable, but their values are those of the rules.
+kept: unreachable, but their values are those of the rules. ``outcome_moves``: the
+code of ``outcome`` and, when OPEN, the children of ``moves``, the moves generated once
+(the solver's scan calls it where it would call both).
 
 ``moves``: every legal move (no castling; promotion to Q, R, B or N), each child a row
 of ``out``: its empty squares, then its 13 kinds (from the next mover's view: turned
@@ -363,22 +365,34 @@ def outcome(masks, tier, consts):
 
 @njit(cache=True, inline="always")
 def _outcome(masks, ep, c):
-    back = np.int64(0xFF) | (np.int64(0xFF) << 56)
-    if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
-        return ILLEGAL
-    king = lowest_bit_index(masks[7])
-    other = lowest_bit_index(masks[1])
-    if c[_KING_STEPS, king] >> other & 1:
-        return ILLEGAL
-    occ = ~masks[0]
-    if _attacked(other, occ, masks[7], masks[8] | masks[9], masks[8] | masks[10], masks[11], masks[12],
-                 False, c):
-        return ILLEGAL
-    if ep and not en_passant_possible(masks, ep - 1, c):
+    if _illegal(masks, ep, c):
         return ILLEGAL
     if _generate(masks, ep, c, c, False):  # (nothing written: c stands for the rows)
         return OPEN
-    if _attacked(king, occ, masks[1], masks[2] | masks[3], masks[2] | masks[4], masks[5], masks[6], True, c):
+    return _ended(masks, c)
+
+
+@njit(cache=True, inline="always")
+def _illegal(masks, ep, c):
+    """Whether the board is no position (see :func:`outcome`)."""
+    back = np.int64(0xFF) | (np.int64(0xFF) << 56)
+    if popcount(masks[1]) != 1 or popcount(masks[7]) != 1 or (masks[6] | masks[12]) & back:
+        return True
+    king = lowest_bit_index(masks[7])
+    other = lowest_bit_index(masks[1])
+    if c[_KING_STEPS, king] >> other & 1:
+        return True
+    if _attacked(other, ~masks[0], masks[7], masks[8] | masks[9], masks[8] | masks[10], masks[11], masks[12],
+                 False, c):
+        return True
+    return ep != 0 and not en_passant_possible(masks, ep - 1, c)
+
+
+@njit(cache=True, inline="always")
+def _ended(masks, c):
+    """LOST (checkmate) or DRAWN (stalemate) of a position whose mover has no legal move."""
+    if _attacked(lowest_bit_index(masks[7]), ~masks[0], masks[1], masks[2] | masks[3], masks[2] | masks[4],
+                 masks[5], masks[6], True, c):
         return LOST
     return DRAWN
 
@@ -391,6 +405,22 @@ def moves(masks, tier, consts, out):
     n = _generate(masks, max(ep, 0), consts[0], out, True)
     _unmerge(masks, g)
     return n
+
+
+@njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
+def outcome_moves(masks, tier, consts, out):
+    """``outcome``, and the children of ``moves`` when it is OPEN: (code, their count),
+    the moves generated once (``outcome`` generates up to the first legal one)."""
+    g, ep = _merge(masks)
+    c = consts[0]
+    n = 0
+    if ep < 0 or _illegal(masks, ep, c):
+        code = ILLEGAL
+    else:
+        n = _generate(masks, ep, c, out, True)
+        code = OPEN if n else _ended(masks, c)
+    _unmerge(masks, g)
+    return code, n
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy

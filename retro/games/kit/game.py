@@ -16,7 +16,10 @@ A kit game (a subclass of :class:`PieceGame`) writes, in its own module:
   each child a row of int64 ``out[i, 0..kinds]`` (its empty cells, then each kind's,
   seen from the next side to move; extras after), ``outcome(masks, tier, consts)``;
   the kit's kernels then never touch a board of bytes. Write them
-  ``@njit(cache=True, inline="always")``: inlined, they pass no arrays by call;
+  ``@njit(cache=True, inline="always")``: inlined, they pass no arrays by call.
+  Optionally, over masks, ``outcome_moves(masks, tier, consts, out) -> (code, n)``:
+  ``outcome``'s code and, when OPEN, ``moves``' children (the scans call it once
+  where they would call both; chess's ``outcome`` generates moves up to a legal one);
 * the class: its sides, ``piece_kinds`` (notation character -> kind; side 0's first,
   as many for each side), ``rows``/``cols``, ``symmetry`` (cell permutations, from
   :func:`~.cells.grid_symmetries`), ``max_moves``, ``consts`` (a tuple of arrays the
@@ -134,7 +137,7 @@ _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
 _INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier", "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class", "_kit_moves_of_masks",
-           "_kit_unmoves_of_masks", "_kit_outcome_of_masks"}
+           "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart", "_kit_outcome_moves_of_masks"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:
@@ -183,6 +186,10 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_outcome"] = namespace["_kit_outcome_via_board"]
         namespace["_kit_board_moves"] = namespace["moves"]
         namespace["_kit_board_outcome"] = namespace["outcome"]
+    if kernels == "masks" and "outcome_moves" in namespace:
+        namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_of_masks"]
+    else:
+        namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_apart"]
     namespace["_kit_instantiated"] = True
 
 
@@ -1009,10 +1016,9 @@ class PieceGame(GridGame):
         each slot's part, the bits of a digit, the parts as rows (int64) and where each starts."""
         parts, offsets, _ = self._part_offsets(tier)
         rows = np.array(parts, dtype=np.int64)
-        return (*self._code_table(rows), rows, offsets)
+        return (*self._code_table(tier, rows), rows, offsets)
 
-    @staticmethod
-    def _code_table(rows: np.ndarray):
+    def _code_table(self, tier, rows: np.ndarray):
         """Parts (``rows``) as a hash table of their codes (counts and extras as digits of
         as many bits as the largest needs; -1 an empty slot, first slot
         :func:`numbering.part_slot`), each slot's part, and the bits of a digit. Four
@@ -1020,7 +1026,8 @@ class PieceGame(GridGame):
         a dozen steps."""
         bits = max(1, int(rows.max()).bit_length())
         if bits * rows.shape[1] > 62:
-            raise BuildError(f"parts of {rows.shape[1]} counts up to {int(rows.max())}: more than a 62-bit code holds")
+            raise BuildError(f"{self.title} {self.tier_name(tier)}: parts of {rows.shape[1]} counts up to "
+                             f"{int(rows.max())}, more than a 62-bit code holds")
         codes = rows @ (np.int64(1) << (bits * np.arange(rows.shape[1], dtype=np.int64)))
         slots = 1 << max(4, (4 * len(codes) - 1).bit_length())
         table = np.full(slots, -1, dtype=np.int64)
@@ -1038,7 +1045,7 @@ class PieceGame(GridGame):
         rules = self.rules_module
         slots = (tuple(tier), *self.child_tiers(tier))
         rows, slot_of, offset_of, group_of = self._linked_parts(slots)
-        codes, code_part, bits = self._code_table(rows)
+        codes, code_part, bits = self._code_table(tier, rows)
         values = child_values(children, slots[1:], self.value_dtype)
         # 16 arrays (or a greater power of two): the kernel compiles once, not per count of children
         values += (values[-1],) * (max(16, 1 << (len(values) - 1).bit_length()) - len(values))

@@ -138,6 +138,19 @@ def _kit_outcome_of_masks(masks, tier, consts, scratch):
     return outcome(masks, tier, consts)
 
 
+def _kit_outcome_moves_apart(masks, tier, consts, out, scratch):
+    """``_kit_outcome_moves`` of a game without ``outcome_moves``: ``outcome``, then
+    ``moves`` when it is OPEN (else none: 0)."""
+    code = _kit_outcome(masks, tier, consts, scratch)
+    if code != _KIT_OPEN:
+        return code, np.int64(0)
+    return code, np.int64(_kit_moves(masks, tier, consts, out, scratch))
+
+
+def _kit_outcome_moves_of_masks(masks, tier, consts, out, scratch):
+    return outcome_moves(masks, tier, consts, out)
+
+
 def _kit_masks_of_board(board):
     masks = np.zeros(kit_numbering.MAX_KINDS, dtype=np.int64)
     for c in range(len(board)):
@@ -211,31 +224,32 @@ def _kit_group_plans(rows, kinds, group, tables_a, tables_b):
 # numbering inlined, took most of a game's compile time (a span is one task's entries).
 
 
-def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, scratch, finished, stab, draw, invalid):
-    """The start of a scan's entry ``e`` (``i`` in the span's arrays), as both scans take
+def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, scratch, finished, stab, draw,
+                    invalid):
+    """The start of a scan's entry ``e`` (``i`` in the span's arrays), as the scans take
     it: its cells into ``masks`` (stepped on from the previous entry's), then
-    ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN. Returns the
-    stabiliser of its key's class and the entry's stabiliser order (0: nothing more to
-    scan)."""
+    ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN, and then
+    its children in ``out``. Returns the stabiliser of its key's class, the entry's
+    stabiliser order (0: nothing more to scan) and its children's count."""
     # after no board (stabiliser 0) the masks cannot step on: the cells the clash freed
     # would give the later kinds more room than their radix
     if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
         stab = kit_numbering.masks_of_plan(e, plan, tables, masks, _KIT_KEYS)
     if stab == 0:  # no board: a confined piece on another's cell
         finished[i] = invalid
-        return stab, np.int64(0)
+        return stab, np.int64(0), np.int64(0)
     order = np.int64(1)
     if stab != 1:
         canonical, order = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)
         if canonical != e:
             finished[i] = _KIT_DUPLICATE
-            return stab, np.int64(0)
-    code = _kit_outcome(masks, tier, consts, scratch)
+            return stab, np.int64(0), np.int64(0)
+    code, n = _kit_outcome_moves(masks, tier, consts, out, scratch)
     if code != _KIT_OPEN:
         finished[i] = _kit_finished(code, draw, invalid)
-        return stab, np.int64(0)
+        return stab, np.int64(0), np.int64(0)
     finished[i] = _KIT_OPEN
-    return stab, order
+    return stab, order, n
 
 
 def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, width, finished,
@@ -277,11 +291,10 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, scratch, finished, stab,
-                                      draw, invalid)
+        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, scratch, finished,
+                                         stab, draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
-        n = _kit_moves(masks, tier, consts, out, scratch)
         weight = 0
         k = 0
         for m in range(n):
@@ -544,27 +557,17 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
 # --- tiers of several parts (count tuples numbered one after the other) -------------
 
 
-def _kit_shifts(bits, kinds):
-    """Where :func:`_kit_part_of` puts each of a row's counts and extras in its code,
-    ``bits`` a digit (``PieceGame._code_table``'s)."""
-    shifts = np.empty(kinds + _KIT_EXTRAS, dtype=np.int64)
-    for j in range(kinds + _KIT_EXTRAS):
-        shifts[j] = bits * j
-    return shifts
-
-
-def _kit_part_of(rows, m, kinds, codes, code_part, shifts):
+def _kit_part_of(rows, m, codes, code_part, bits):
     """The part of row ``m`` of ``rows`` (masks, then extras) among a tier's parts: its
-    counts and extras as digits of ``bits`` bits each (``shifts``: :func:`_kit_shifts`;
-    shifts, where the powers of a radix compiled to three vector multiplies a digit),
-    found in the hash table ``codes`` (from its ``part_slot`` on; -1 an empty slot); -1
-    if none. (The rows and an index, not the row: a row taken as an array of its own
-    costs two atomic reference counts.)"""
+    :data:`_KIT_KINDS` counts and its extras as digits of ``bits`` bits each
+    (``PieceGame._code_table``'s), the first count lowest, found in the hash table ``codes`` (from its ``part_slot`` on; -1
+    an empty slot); -1 if none. (The rows and an index, not the row: a row taken as an
+    array of its own costs two atomic reference counts.)"""
     code = np.int64(0)
-    for j in range(kinds):
-        code += kit_numbering.popcount(rows[m, j + 1]) << shifts[j]
+    for j in range(_KIT_KINDS):
+        code += kit_numbering.popcount(rows[m, j + 1]) << (bits * j)
     for x in range(_KIT_EXTRAS):
-        code += rows[m, kinds + 1 + x] << shifts[kinds + x]
+        code += rows[m, _KIT_KINDS + 1 + x] << (bits * (_KIT_KINDS + x))
     slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
@@ -632,7 +635,6 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
     child_tier = np.empty(len(part), dtype=np.int64)
     plan = _kit_plan(counts, tables)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
-    shifts = _kit_shifts(bits, kinds)
     child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
     plan_held = -1
     stab = 1
@@ -640,11 +642,10 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, scratch, finished, stab,
-                                      draw, invalid)
+        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch, finished,
+                                         stab, draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
-        n = _kit_moves(masks, part, consts, out, scratch)
         weight = 0
         best = -1  # the best child the numbering leaves out, for the mover
         for m in range(n):
@@ -663,7 +664,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
                 elif best < 0 or _kit_preference(v, draw) > _kit_preference(best, draw):
                     best = v
                 continue
-            q = _kit_part_of(out, m, kinds, codes, code_part, shifts)
+            q = _kit_part_of(out, m, codes, code_part, bits)
             if q < 0:  # numbered below: of a part
                 bad = e
                 continue
@@ -717,37 +718,40 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     child = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
     plan = _kit_plan(counts, tables)
-    shifts = _kit_shifts(bits, kinds)
     plans = _kit_group_plans(part_rows, kinds, part_group, tables_a, tables_b)  # the tier's own: its group's
-    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the plan of a child's part (or slot)
+    # the plans of the last child in the tier and of the last out of it, held apart: a
+    # capture between two moves in the tier would copy the tier's plan in again
+    own_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)
+    own_held = -1
+    child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)
     plan_held = -1
     stab = 1
     for e in range(lo, hi):
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, scratch, finished, stab,
-                                      draw, invalid)
+        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch, finished,
+                                         stab, draw, invalid)
         if order == 0:  # a duplicate, or finished
             continue
-        n = _kit_moves(masks, part, consts, out, scratch)
         weight = 0
         best = -1  # the best child out of the tier, for the mover
         for m in range(n):
-            q = _kit_part_of(out, m, kinds, codes, code_part, shifts)
+            q = _kit_part_of(out, m, codes, code_part, bits)
             if q < 0:
                 bad = e
                 continue
             for x in range(kinds + 1):
                 child[x] = out[m, x]
             slot = part_slot[q]
-            plan_held = _kit_take_plan(plans, q, child_plan, plan_held)
             if slot == 0:
-                o = kit_numbering.order_of_plan(child, child_plan, tables, _KIT_KEYS)
+                own_held = _kit_take_plan(plans, q, own_plan, own_held)
+                o = kit_numbering.order_of_plan(child, own_plan, tables, _KIT_KEYS)
                 if o == 0:  # left out of the numbering, yet a move leads there
                     bad = e
                 weight += o
                 continue
+            plan_held = _kit_take_plan(plans, q, child_plan, plan_held)
             entry = kit_numbering.entry_of_plan(child, child_plan, tables_b if part_group[q] else tables_a,
                                                 _KIT_KEYS)[0]
             if entry < 0:
@@ -846,7 +850,6 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
     scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
     plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
-    shifts = _kit_shifts(bits, kinds)
     plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the entry's part's
     plan_held = -1
     child_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # a parent's part's
@@ -864,7 +867,7 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         n = _kit_unmoves(masks, part_rows[p], consts, found, scratch)
         m = 0
         for j in range(n):
-            q = _kit_part_of(found, j, kinds, codes, code_part, shifts)
+            q = _kit_part_of(found, j, codes, code_part, bits)
             if q < 0:
                 continue
             for x in range(kinds + 1):

@@ -136,8 +136,10 @@ _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent
              "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
-_INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier", "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class", "_kit_moves_of_masks",
-           "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart", "_kit_outcome_moves_of_masks"}
+_INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier",
+           "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class",
+           "_kit_moves_of_masks", "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart",
+           "_kit_outcome_moves_of_masks"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:

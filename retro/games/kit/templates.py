@@ -560,9 +560,10 @@ def _kit_positions_span(lo, hi, kinds, tier, consts, tables, out_width, max_move
 def _kit_part_of(rows, m, codes, code_part, bits):
     """The part of row ``m`` of ``rows`` (masks, then extras) among a tier's parts: its
     :data:`_KIT_KINDS` counts and its extras as digits of ``bits`` bits each
-    (``PieceGame._code_table``'s), the first count lowest, found in the hash table ``codes`` (from its ``part_slot`` on; -1
-    an empty slot); -1 if none. (The rows and an index, not the row: a row taken as an
-    array of its own costs two atomic reference counts.)"""
+    (``PieceGame._code_table``'s), the first count lowest, found in the hash table
+    ``codes`` (from its ``part_slot`` on; -1 an empty slot); -1 if none. (The rows and an
+    index, not the row: a row taken as an array of its own costs two atomic reference
+    counts.)"""
     code = np.int64(0)
     for j in range(_KIT_KINDS):
         code += kit_numbering.popcount(rows[m, j + 1]) << (bits * j)

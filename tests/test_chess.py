@@ -160,3 +160,12 @@ def test_the_positions_counted_are_the_oracles_both_colours():
     assert game.positions_in(tier) == 2 * images
     for tier in game.tiers():
         assert game.positions_in(tier) == game.count_positions(tier), game.tier_name(tier)
+
+
+def test_the_scan_takes_the_rules_own_kernels():
+    """The kit binds chess's combined kernels (a rules kernel the game's module does not
+    import is silently replaced by the kit's generic calls): ``outcome_moves`` and
+    ``outcome_moves_quiet``, which the scan of a table calls."""
+    module = games.get("chess", "3").rules_module
+    assert module._kit_outcome_moves.py_func.__name__ == "_kit_outcome_moves_of_masks"
+    assert module._kit_outcome_moves_quiet.py_func.__name__ == "_kit_outcome_moves_quiet_of_masks"

@@ -372,6 +372,48 @@ def test_outcome_moves_is_outcome_then_moves(sample):
             assert n == 0, board.fen()
 
 
+def _one_long_diagonal(a: int, b: int) -> bool:
+    return all(chess.square_rank(s) == chess.square_file(s) for s in (a, b)) or all(
+        chess.square_rank(s) + chess.square_file(s) == 7 for s in (a, b))
+
+
+def test_outcome_moves_quiet_counts_the_moves_of_order_one(sample):
+    """The scan's call with counted moves: the moves that keep the material and lead to
+    a position no reflection keeps in place (with pawns: none; without, unless both
+    kings stand on one long diagonal) are counted, the others written, as python-chess
+    has them."""
+    checked = counted = diagonal = 0
+    for board, row in sample:
+        if expected_illegal(board) and (board.ep_square is None or board.status() & OUR_FLAGS):
+            continue
+        if board.ep_square is not None and expected_illegal(board):
+            board = board.copy(stack=False)
+            if board.has_legal_en_passant():
+                continue
+            board.ep_square = None
+        row = row_of(board)
+        masks, tier = kernel_args(row)
+        out = np.zeros((rules.MAX_MOVES, rules.WIDTH), dtype=np.int64)
+        code, n, quiet = rules.outcome_moves_quiet(masks, tier, CONSTS, out)
+        assert code == outcome(row), board.fen()
+        pawnless = not board.pieces(chess.PAWN, chess.WHITE) and not board.pieces(chess.PAWN, chess.BLACK)
+        written, rest = set(), 0
+        for move in board.legal_moves:
+            after = _pushed(board, move)
+            if board.is_capture(move) or move.promotion:
+                written.add(row_of(after))
+            elif pawnless and _one_long_diagonal(after.king(chess.WHITE), after.king(chess.BLACK)):
+                written.add(row_of(after))
+                diagonal += 1
+            else:
+                rest += 1
+        assert {from_kernel(out[i]) for i in range(n)} == written, board.fen()
+        assert quiet == rest, board.fen()
+        checked += 1
+        counted += rest
+    assert checked >= 2000 and counted > 0 and diagonal > 0
+
+
 def test_children_are_positions(sample):
     """Every child the rules give is a position (python-chess's view of it, converted
     back from the row, is legal), with its en-passant state where python-chess has a

@@ -41,7 +41,8 @@ from ..kit import LetterSide, Move, PieceGame, Position
 from ..kit.game import _variant
 from ..notation import tidy_move
 from . import fen
-from .rules import MAX_MOVES, MAX_UNMOVES, moves, outcome, tables, unmoves  # noqa: F401 - the kit's kernels
+from .rules import (  # noqa: F401 - the kit's kernels
+    MAX_MOVES, MAX_UNMOVES, moves, outcome, outcome_moves, outcome_moves_quiet, tables, unmoves)
 
 TYPES = "KQRBNP"
 WORTH = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}

@@ -29,8 +29,12 @@ check), DRAWN (stalemate), or OPEN. Positions with checks that no legal move can
 (three checkers, two on one line through the king: python-chess's
 STATUS_TOO_MANY_CHECKERS / STATUS_IMPOSSIBLE_CHECK without an en-passant square) are
 kept: unreachable, but their values are those of the rules. ``outcome_moves``: the
-code of ``outcome`` and, when OPEN, the children of ``moves``, the moves generated once
-(the solver's scan calls it where it would call both).
+code of ``outcome`` and, when OPEN, the children of ``moves``, the moves generated once.
+``outcome_moves_quiet`` (what the solver's scan calls): the same, with the moves that
+keep the material and lead to a position of stabiliser order 1 counted, not written:
+every move but captures and promotions, and without pawns but those that leave both
+kings on one long diagonal (the numbering folds the board's 8 symmetries there, and a
+reflection along that diagonal may keep such a position in place).
 
 ``moves``: every legal move (no castling; promotion to Q, R, B or N), each child a row
 of ``out``: its empty squares, then its 13 kinds (from the next mover's view: turned
@@ -280,11 +284,25 @@ def _turn(m, out, row):
 
 
 @njit(cache=True, inline="always")
+def _one_long_diagonal(a, b):
+    """Whether squares a and b both stand on a1-h8, or both on a8-h1 (a reflection of the
+    board keeps both in place)."""
+    return ((a >> 3) == (a & 7) and (b >> 3) == (b & 7)) or ((a >> 3) + (a & 7) == 7 and (b >> 3) + (b & 7) == 7)
+
+
+@njit(cache=True, inline="always")
 def _generate(m, ep, c, out, write):
-    """The legal moves of board ``m`` (en-passant state ``ep``): their count, and each
-    child at ``out[n]`` when ``write`` (its last row then scratch; else none written:
-    the first found ends it)."""
+    """The legal moves of board ``m`` (en-passant state ``ep``): ``(written, counted)``.
+    ``write`` 1: each child at ``out[n]`` (its last row then scratch), all written; 2:
+    the moves that keep the material (the table's) and lead to a position of stabiliser
+    order 1 counted, the others written; 0: none written, the first found ends it
+    (``(1, 0)``)."""
     n = 0
+    quiet = 0
+    # Without pawns a position's kings fixed by a symmetry (both on one long diagonal)
+    # may give it stabiliser order 2: such children are written, for the kit to weigh.
+    pawnless = (m[6] | m[12]) == 0
+    other_king = lowest_bit_index(m[1])
     theirs = m[1] | m[2] | m[3] | m[4] | m[5] | m[6]
     mine = m[7] | m[8] | m[9] | m[10] | m[11] | m[12]
     occ = theirs | mine
@@ -330,8 +348,12 @@ def _generate(m, ep, c, out, write):
                                  m[6] & ~gone, True, c):
                         continue
                 if not write:
-                    return 1
+                    return 1, 0
                 promotes = k == 12 and t >= 56
+                if write == 2 and not gone and not promotes and not (
+                        pawnless and _one_long_diagonal(t if k == 7 else king, other_king)):
+                    quiet += 1
+                    continue
                 for p in range(8 if promotes else k, 12 if promotes else k + 1):
                     for j in range(13):
                         out[n, j] = out[last, j]
@@ -351,7 +373,7 @@ def _generate(m, ep, c, out, write):
                         out[n, 6] &= ~(_ONE << (t ^ 56))  # the pawn may be taken: kind 13
                         out[n, GHOST] = _ONE << (t ^ 56)
                     n += 1
-    return n
+    return n, quiet
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
@@ -367,7 +389,7 @@ def outcome(masks, tier, consts):
 def _outcome(masks, ep, c):
     if _illegal(masks, ep, c):
         return ILLEGAL
-    if _generate(masks, ep, c, c, False):  # (nothing written: c stands for the rows)
+    if _generate(masks, ep, c, c, 0)[0]:  # (nothing written: c stands for the rows)
         return OPEN
     return _ended(masks, c)
 
@@ -402,7 +424,7 @@ def moves(masks, tier, consts, out):
     """The children of every legal move, rows of ``out`` (see the module docstring; its
     last row is scratch); their count."""
     g, ep = _merge(masks)
-    n = _generate(masks, max(ep, 0), consts[0], out, True)
+    n = _generate(masks, max(ep, 0), consts[0], out, 1)[0]
     _unmerge(masks, g)
     return n
 
@@ -417,10 +439,28 @@ def outcome_moves(masks, tier, consts, out):
     if ep < 0 or _illegal(masks, ep, c):
         code = ILLEGAL
     else:
-        n = _generate(masks, ep, c, out, True)
+        n = _generate(masks, ep, c, out, 1)[0]
         code = OPEN if n else _ended(masks, c)
     _unmerge(masks, g)
     return code, n
+
+
+@njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
+def outcome_moves_quiet(masks, tier, consts, out):
+    """``outcome_moves`` with the moves that keep the material (into the table) and lead
+    to a position of stabiliser order 1 counted, not written: (code, written, counted).
+    Captures, promotions, and (without pawns) moves to kings on one long diagonal are
+    written."""
+    g, ep = _merge(masks)
+    c = consts[0]
+    n = quiet = 0
+    if ep < 0 or _illegal(masks, ep, c):
+        code = ILLEGAL
+    else:
+        n, quiet = _generate(masks, ep, c, out, 2)
+        code = OPEN if n + quiet else _ended(masks, c)
+    _unmerge(masks, g)
+    return code, n, quiet
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy

@@ -20,6 +20,9 @@ A kit game (a subclass of :class:`PieceGame`) writes, in its own module:
   Optionally, over masks, ``outcome_moves(masks, tier, consts, out) -> (code, n)``:
   ``outcome``'s code and, when OPEN, ``moves``' children (the scans call it once
   where they would call both; chess's ``outcome`` generates moves up to a legal one);
+  and ``outcome_moves_quiet(masks, tier, consts, out) -> (code, n, counted)``, the
+  same with the moves into the tier to positions of stabiliser order 1 counted, not
+  written (the scan of a tier of parts with child tiers weighs them 1, unranked);
 * the class: its sides, ``piece_kinds`` (notation character -> kind; side 0's first,
   as many for each side), ``rows``/``cols``, ``symmetry`` (cell permutations, from
   :func:`~.cells.grid_symmetries`), ``max_moves``, ``consts`` (a tuple of arrays the
@@ -139,7 +142,7 @@ _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent
 _INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier",
            "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class",
            "_kit_moves_of_masks", "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart",
-           "_kit_outcome_moves_of_masks"}
+           "_kit_outcome_moves_of_masks", "_kit_outcome_moves_quiet_apart", "_kit_outcome_moves_quiet_of_masks"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:
@@ -192,6 +195,10 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_of_masks"]
     else:
         namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_apart"]
+    if kernels == "masks" and "outcome_moves_quiet" in namespace:
+        namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_of_masks"]
+    else:
+        namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_apart"]
     namespace["_kit_instantiated"] = True
 
 
@@ -1056,10 +1063,13 @@ class PieceGame(GridGame):
         width = self.cells_count + self.extras
         draw, invalid = draw_value(self.value_dtype), not_a_position(self.value_dtype)
 
+        quiet = hasattr(rules, "outcome_moves_quiet")  # its counted moves: into the tier, of order 1
+
         def scan_part(p, lo, hi, w, finished, counter, counts, child_value):  # the tier's parts are rows 0..
             return rules._kit_scan_linked(lo, hi, kinds, rows[p], consts, tables, first_tables, second_tables, codes,
                                           code_part, bits, slot_of, offset_of, group_of, rows, values, finished,
-                                          counter, counts, child_value, w, draw, invalid, self.max_moves, width)
+                                          counter, counts, child_value, w, draw, invalid, self.max_moves, width,
+                                          quiet)
 
         return scan_part
 

@@ -151,6 +151,17 @@ def _kit_outcome_moves_of_masks(masks, tier, consts, out, scratch):
     return outcome_moves(masks, tier, consts, out)
 
 
+def _kit_outcome_moves_quiet_apart(masks, tier, consts, out, scratch):
+    """``_kit_outcome_moves_quiet`` of a game without ``outcome_moves_quiet``: every child
+    written, none counted."""
+    code, n = _kit_outcome_moves(masks, tier, consts, out, scratch)
+    return code, n, np.int64(0)
+
+
+def _kit_outcome_moves_quiet_of_masks(masks, tier, consts, out, scratch):
+    return outcome_moves_quiet(masks, tier, consts, out)
+
+
 def _kit_masks_of_board(board):
     masks = np.zeros(kit_numbering.MAX_KINDS, dtype=np.int64)
     for c in range(len(board)):
@@ -225,31 +236,36 @@ def _kit_group_plans(rows, kinds, group, tables_a, tables_b):
 
 
 def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, scratch, finished, stab, draw,
-                    invalid):
+                    invalid, quiet_moves):
     """The start of a scan's entry ``e`` (``i`` in the span's arrays), as the scans take
     it: its cells into ``masks`` (stepped on from the previous entry's), then
     ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN, and then
     its children in ``out``. Returns the stabiliser of its key's class, the entry's
-    stabiliser order (0: nothing more to scan) and its children's count."""
+    stabiliser order (0: nothing more to scan), its children's count, and (with
+    ``quiet_moves``: the game's ``outcome_moves_quiet``) the moves counted, not written."""
     # after no board (stabiliser 0) the masks cannot step on: the cells the clash freed
     # would give the later kinds more room than their radix
     if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
         stab = kit_numbering.masks_of_plan(e, plan, tables, masks, _KIT_KEYS)
     if stab == 0:  # no board: a confined piece on another's cell
         finished[i] = invalid
-        return stab, np.int64(0), np.int64(0)
+        return stab, np.int64(0), np.int64(0), np.int64(0)
     order = np.int64(1)
     if stab != 1:
         canonical, order = kit_numbering.entry_of_plan(masks, plan, tables, _KIT_KEYS)
         if canonical != e:
             finished[i] = _KIT_DUPLICATE
-            return stab, np.int64(0), np.int64(0)
-    code, n = _kit_outcome_moves(masks, tier, consts, out, scratch)
+            return stab, np.int64(0), np.int64(0), np.int64(0)
+    quiet = np.int64(0)
+    if quiet_moves:
+        code, n, quiet = _kit_outcome_moves_quiet(masks, tier, consts, out, scratch)
+    else:
+        code, n = _kit_outcome_moves(masks, tier, consts, out, scratch)
     if code != _KIT_OPEN:
         finished[i] = _kit_finished(code, draw, invalid)
-        return stab, np.int64(0), np.int64(0)
+        return stab, np.int64(0), np.int64(0), np.int64(0)
     finished[i] = _KIT_OPEN
-    return stab, order, n
+    return stab, order, n, quiet
 
 
 def _kit_scan(first, stop, kinds, tier, consts, tables, slot_keys, children, width, finished,
@@ -291,8 +307,8 @@ def _kit_scan_span(first, lo, hi, kinds, tier, consts, tables, slot_keys, childr
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, scratch, finished,
-                                         stab, draw, invalid)
+        stab, order, n, _ = _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, scratch,
+                                            finished, stab, draw, invalid, False)
         if order == 0:  # a duplicate, or finished
             continue
         weight = 0
@@ -643,8 +659,8 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch, finished,
-                                         stab, draw, invalid)
+        stab, order, n, _ = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch,
+                                            finished, stab, draw, invalid, False)
         if order == 0:  # a duplicate, or finished
             continue
         weight = 0
@@ -685,7 +701,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
 
 def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                      part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
-                     child_value, width, draw, invalid, max_moves, out_width):
+                     child_value, width, draw, invalid, max_moves, out_width, quiet_moves):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier of parts
     with child tiers (chess: a material's two sides to move, captures and promotions
     into other materials). ``codes``/``code_part`` find a child's part among the tier's
@@ -693,15 +709,17 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
     own (a move into the tier: its weight counts), else the child tier's slot, whose
     values ``children[slot - 1]`` hold the part's entries from ``part_offset``,
     numbered by the tables of group ``part_group`` (``tables_a``, ``tables_b``). The
-    children out of the tier count as one, the best of them for the mover. Returns -1,
-    or an entry whose weights do not divide or with a child of no part named."""
+    children out of the tier count as one, the best of them for the mover.
+    ``quiet_moves``: the game writes ``outcome_moves_quiet``, whose counted moves lead
+    into the tier to positions of stabiliser order 1: they weigh 1 each, unranked. Returns -1, or an entry whose weights do not divide or with
+    a child of no part named."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_scan_linked_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, tables_a,
                                       tables_b, codes, code_part, bits, part_slot, part_offset, part_group,
                                       part_rows, children, finished, counter, counts_out, child_value, width, draw,
-                                      invalid, max_moves, out_width)
+                                      invalid, max_moves, out_width, quiet_moves)
         if found >= 0:
             bad[0] = found
     return bad[0]
@@ -709,7 +727,7 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
 
 def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                           part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
-                          child_value, width, draw, invalid, max_moves, out_width):
+                          child_value, width, draw, invalid, max_moves, out_width, quiet_moves):
     """:func:`_kit_scan_linked` of entries ``lo..hi-1``."""
     bad = -1
     cells = tables.sym.shape[1]
@@ -731,11 +749,11 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
         i = e - first
         counts_out[i] = 0
         counter[i] = 0
-        stab, order, n = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch, finished,
-                                         stab, draw, invalid)
+        stab, order, n, quiet = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch,
+                                                finished, stab, draw, invalid, quiet_moves)
         if order == 0:  # a duplicate, or finished
             continue
-        weight = 0
+        weight = quiet  # moves the rules counted: into the tier, each of order 1
         best = -1  # the best child out of the tier, for the mover
         for m in range(n):
             q = _kit_part_of(out, m, codes, code_part, bits)

@@ -711,8 +711,9 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
     numbered by the tables of group ``part_group`` (``tables_a``, ``tables_b``). The
     children out of the tier count as one, the best of them for the mover.
     ``quiet_moves``: the game writes ``outcome_moves_quiet``, whose counted moves lead
-    into the tier to positions of stabiliser order 1: they weigh 1 each, unranked. Returns -1, or an entry whose weights do not divide or with
-    a child of no part named."""
+    into the tier to positions of stabiliser order 1: they weigh 1 each, unranked.
+    Returns -1, or an entry whose weights do not divide or with a child of no part
+    named."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN

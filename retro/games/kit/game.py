@@ -167,6 +167,7 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
     namespace["_KIT_KINDS"] = numbering.MAX_KINDS - 1 if kinds is None else kinds
     namespace["_KIT_EXTRAS"] = extras
     namespace["_KIT_KEYS"] = keys
+    namespace["_KIT_QUIET"] = kernels == "masks" and "outcome_moves_quiet" in namespace
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
     digest = _kit_digest(module)
     for node in kept:

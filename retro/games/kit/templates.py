@@ -20,7 +20,8 @@ The kernels work on cell sets (``masks[k]``: the cells of stored kind k as bits,
 writes them over masks (``kernels = "masks"``), or to the adapters below over its
 board kernels; and ``_kit_board_moves`` / ``_kit_board_outcome`` (what the Python
 ``Position`` calls) the other way round. ``_KIT_KINDS``, ``_KIT_EXTRAS`` and ``_KIT_KEYS``
-(the game's stored kinds, extras, and the kinds of its numbering's key) are set there too.
+(the game's stored kinds, extras, and the kinds of its numbering's key) are set there too,
+and ``_KIT_QUIET`` (whether it writes ``outcome_moves_quiet``).
 """
 
 # ruff: noqa: F821 - moves, outcome, unmoves and kit_numbering live in the game's module
@@ -257,7 +258,7 @@ def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, sc
             finished[i] = _KIT_DUPLICATE
             return stab, np.int64(0), np.int64(0), np.int64(0)
     quiet = np.int64(0)
-    if quiet_moves:
+    if _KIT_QUIET and quiet_moves:  # (a constant: the other games' scans compile without it)
         code, n, quiet = _kit_outcome_moves_quiet(masks, tier, consts, out, scratch)
     else:
         code, n = _kit_outcome_moves(masks, tier, consts, out, scratch)

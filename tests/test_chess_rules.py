@@ -336,17 +336,24 @@ def test_kings_and_pawns_on_the_back_rank_are_illegal():
         assert outcome(row_of(board, 0)) == ILLEGAL
 
 
-def test_moves_agree_with_python_chess(sample):
-    checked = 0
+def positions(sample):
+    """The sample's positions, each with its en-passant square as it counts: only where a
+    capture en passant is legal (a board illegal for another reason, or whose square
+    marks a double step that could not have been the last move, left out)."""
     for board, _ in sample:
         if expected_illegal(board) and (board.ep_square is None or board.status() & OUR_FLAGS):
             continue
-        # the en-passant square as it counts: only where a capture en passant is legal
         if board.ep_square is not None and expected_illegal(board):
             board = board.copy(stack=False)
             if board.has_legal_en_passant():
                 continue  # a double step that could not have been the last move
             board.ep_square = None
+        yield board
+
+
+def test_moves_agree_with_python_chess(sample):
+    checked = 0
+    for board in positions(sample):
         expected = {row_of(_pushed(board, m)) for m in board.legal_moves}
         assert children(row_of(board)) == expected, board.fen()
         checked += 1
@@ -383,14 +390,7 @@ def test_outcome_moves_quiet_counts_the_moves_of_order_one(sample):
     kings stand on one long diagonal) are counted, the others written, as python-chess
     has them."""
     checked = counted = diagonal = 0
-    for board, row in sample:
-        if expected_illegal(board) and (board.ep_square is None or board.status() & OUR_FLAGS):
-            continue
-        if board.ep_square is not None and expected_illegal(board):
-            board = board.copy(stack=False)
-            if board.has_legal_en_passant():
-                continue
-            board.ep_square = None
+    for board in positions(sample):
         row = row_of(board)
         masks, tier = kernel_args(row)
         out = np.zeros((rules.MAX_MOVES, rules.WIDTH), dtype=np.int64)

@@ -429,19 +429,27 @@ def moves(masks, tier, consts, out):
     return n
 
 
+@njit(cache=True, inline="always")
+def _outcome_generate(masks, consts, out, write):
+    """``outcome``'s code and, when OPEN, the moves of :func:`_generate` in mode ``write``
+    (1 or 2): (code, written, counted), the moves generated once."""
+    g, ep = _merge(masks)
+    c = consts[0]
+    n = quiet = 0
+    if ep < 0 or _illegal(masks, ep, c):
+        code = ILLEGAL
+    else:
+        n, quiet = _generate(masks, ep, c, out, write)
+        code = OPEN if n + quiet else _ended(masks, c)
+    _unmerge(masks, g)
+    return code, n, quiet
+
+
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy
 def outcome_moves(masks, tier, consts, out):
     """``outcome``, and the children of ``moves`` when it is OPEN: (code, their count),
     the moves generated once (``outcome`` generates up to the first legal one)."""
-    g, ep = _merge(masks)
-    c = consts[0]
-    n = 0
-    if ep < 0 or _illegal(masks, ep, c):
-        code = ILLEGAL
-    else:
-        n = _generate(masks, ep, c, out, 1)[0]
-        code = OPEN if n else _ended(masks, c)
-    _unmerge(masks, g)
+    code, n, _ = _outcome_generate(masks, consts, out, 1)
     return code, n
 
 
@@ -451,16 +459,7 @@ def outcome_moves_quiet(masks, tier, consts, out):
     to a position of stabiliser order 1 counted, not written: (code, written, counted).
     Captures, promotions, and (without pawns) moves to kings on one long diagonal are
     written."""
-    g, ep = _merge(masks)
-    c = consts[0]
-    n = quiet = 0
-    if ep < 0 or _illegal(masks, ep, c):
-        code = ILLEGAL
-    else:
-        n, quiet = _generate(masks, ep, c, out, 2)
-        code = OPEN if n + quiet else _ended(masks, c)
-    _unmerge(masks, g)
-    return code, n, quiet
+    return _outcome_generate(masks, consts, out, 2)
 
 
 @njit(cache=True)  # called, not inlined: each kit kernel links one compiled copy

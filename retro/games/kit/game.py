@@ -196,7 +196,7 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_of_masks"]
     else:
         namespace["_kit_outcome_moves"] = namespace["_kit_outcome_moves_apart"]
-    if kernels == "masks" and "outcome_moves_quiet" in namespace:
+    if namespace["_KIT_QUIET"]:
         namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_of_masks"]
     else:
         namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_apart"]
@@ -1064,13 +1064,10 @@ class PieceGame(GridGame):
         width = self.cells_count + self.extras
         draw, invalid = draw_value(self.value_dtype), not_a_position(self.value_dtype)
 
-        quiet = hasattr(rules, "outcome_moves_quiet")  # its counted moves: into the tier, of order 1
-
         def scan_part(p, lo, hi, w, finished, counter, counts, child_value):  # the tier's parts are rows 0..
             return rules._kit_scan_linked(lo, hi, kinds, rows[p], consts, tables, first_tables, second_tables, codes,
                                           code_part, bits, slot_of, offset_of, group_of, rows, values, finished,
-                                          counter, counts, child_value, w, draw, invalid, self.max_moves, width,
-                                          quiet)
+                                          counter, counts, child_value, w, draw, invalid, self.max_moves, width)
 
         return scan_part
 

@@ -242,8 +242,9 @@ def _kit_scan_entry(e, lo, i, masks, counts, plan, tier, consts, tables, out, sc
     it: its cells into ``masks`` (stepped on from the previous entry's), then
     ``finished[i]``: DUPLICATE, its value when the game is over, else OPEN, and then
     its children in ``out``. Returns the stabiliser of its key's class, the entry's
-    stabiliser order (0: nothing more to scan), its children's count, and (with
-    ``quiet_moves``: the game's ``outcome_moves_quiet``) the moves counted, not written."""
+    stabiliser order (0: nothing more to scan), its children's count, and the moves
+    counted, not written (``quiet_moves``: a scan that weighs them, of a game that
+    writes ``outcome_moves_quiet``; else none)."""
     # after no board (stabiliser 0) the masks cannot step on: the cells the clash freed
     # would give the later kinds more room than their radix
     if e == lo or stab == 0 or not kit_numbering.advance(masks, counts, tables, _KIT_KEYS):
@@ -702,7 +703,7 @@ def _kit_scan_parts_span(first, lo, hi, kinds, part, consts, tables, codes, code
 
 def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                      part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
-                     child_value, width, draw, invalid, max_moves, out_width, quiet_moves):
+                     child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan` of entries ``first..stop-1`` of one part of a tier of parts
     with child tiers (chess: a material's two sides to move, captures and promotions
     into other materials). ``codes``/``code_part`` find a child's part among the tier's
@@ -710,18 +711,17 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
     own (a move into the tier: its weight counts), else the child tier's slot, whose
     values ``children[slot - 1]`` hold the part's entries from ``part_offset``,
     numbered by the tables of group ``part_group`` (``tables_a``, ``tables_b``). The
-    children out of the tier count as one, the best of them for the mover.
-    ``quiet_moves``: the game writes ``outcome_moves_quiet``, whose counted moves lead
-    into the tier to positions of stabiliser order 1: they weigh 1 each, unranked.
-    Returns -1, or an entry whose weights do not divide or with a child of no part
-    named."""
+    children out of the tier count as one, the best of them for the mover. The moves
+    the game's ``outcome_moves_quiet`` counts (where it writes one) lead into the tier
+    to positions of stabiliser order 1: they weigh 1 each, unranked. Returns -1, or an
+    entry whose weights do not divide or with a child of no part named."""
     bad = np.full(1, -1, dtype=np.int64)
     for s in prange((stop - first + _KIT_SPAN - 1) // _KIT_SPAN):
         lo = first + s * _KIT_SPAN
         found = _kit_scan_linked_span(first, lo, min(lo + _KIT_SPAN, stop), kinds, part, consts, tables, tables_a,
                                       tables_b, codes, code_part, bits, part_slot, part_offset, part_group,
                                       part_rows, children, finished, counter, counts_out, child_value, width, draw,
-                                      invalid, max_moves, out_width, quiet_moves)
+                                      invalid, max_moves, out_width)
         if found >= 0:
             bad[0] = found
     return bad[0]
@@ -729,7 +729,7 @@ def _kit_scan_linked(first, stop, kinds, part, consts, tables, tables_a, tables_
 
 def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, tables_b, codes, code_part, bits,
                           part_slot, part_offset, part_group, part_rows, children, finished, counter, counts_out,
-                          child_value, width, draw, invalid, max_moves, out_width, quiet_moves):
+                          child_value, width, draw, invalid, max_moves, out_width):
     """:func:`_kit_scan_linked` of entries ``lo..hi-1``."""
     bad = -1
     cells = tables.sym.shape[1]
@@ -752,7 +752,7 @@ def _kit_scan_linked_span(first, lo, hi, kinds, part, consts, tables, tables_a, 
         counts_out[i] = 0
         counter[i] = 0
         stab, order, n, quiet = _kit_scan_entry(e, lo, i, masks, counts, plan, part, consts, tables, out, scratch,
-                                                finished, stab, draw, invalid, quiet_moves)
+                                                finished, stab, draw, invalid, True)
         if order == 0:  # a duplicate, or finished
             continue
         weight = quiet  # moves the rules counted: into the tier, each of order 1

@@ -165,7 +165,10 @@ def test_the_positions_counted_are_the_oracles_both_colours():
 def test_the_scan_takes_the_rules_own_kernels():
     """The kit binds chess's combined kernels (a rules kernel the game's module does not
     import is silently replaced by the kit's generic calls): ``outcome_moves`` and
-    ``outcome_moves_quiet``, which the scan of a table calls."""
+    ``outcome_moves_quiet``, which the scan of a table calls, and ``unmoves_moved``, which
+    its un-moves call."""
     module = games.get("chess", "3").rules_module
     assert module._kit_outcome_moves.py_func.__name__ == "_kit_outcome_moves_of_masks"
     assert module._kit_outcome_moves_quiet.py_func.__name__ == "_kit_outcome_moves_quiet_of_masks"
+    assert module._KIT_MOVED  # the un-moves as moved pieces: _kit_parents_moved
+    assert module._kit_unmoves_moved.py_func.__name__ == "_kit_unmoves_moved_of_masks"

@@ -453,6 +453,38 @@ def test_unmoves_lead_back(sample):
     assert checked >= 5000 and with_en_passant >= 20, (checked, with_en_passant)
 
 
+def test_unmoves_moved_are_the_unmoves(sample):
+    """``unmoves_moved`` (what the solver's un-moves call) gives the parents of
+    ``unmoves``, in its order, as the board turned (its last row) with one piece moved
+    and maybe one pawn as kind 13: each, applied, is ``unmoves``' row."""
+    checked = retyped = 0
+    for board, _ in sample[:1500]:
+        args = kernel_args(row_of(board))
+        if args is None or outcome(row_of(board)) == ILLEGAL:
+            continue
+        masks, tier = args
+        rows = np.zeros((rules.MAX_UNMOVES, rules.WIDTH), dtype=np.int64)
+        steps = np.zeros((rules.MAX_UNMOVES, rules.WIDTH), dtype=np.int64)
+        n = rules.unmoves(masks.copy(), tier, CONSTS, rows)
+        assert rules.unmoves_moved(masks, tier, CONSTS, steps) == n
+        assert np.array_equal(masks, args[0])  # the board as it was
+        base = [int(v) for v in steps[-1, :rules.WIDTH]]
+        assert base[rules.GHOST] == 0
+        for j in range(n):
+            kind, start, back, cell, was, becomes = (int(v) for v in steps[j, :6])
+            parent = list(base)
+            moved = (1 << start) | (1 << back)
+            parent[kind] ^= moved
+            parent[0] ^= moved
+            if cell >= 0:
+                parent[was] ^= 1 << cell
+                parent[becomes] ^= 1 << cell
+                retyped += 1
+            assert [signed(v & (1 << 64) - 1) for v in parent] == [int(v) for v in rows[j, :rules.WIDTH]], board.fen()
+            checked += 1
+    assert checked >= 5000 and retyped >= 20, (checked, retyped)
+
+
 def test_every_quiet_move_is_undone(sample):
     """Every legal move neither a capture nor a promotion is undone: the child's
     un-moves list the parent (with its en-passant state)."""

@@ -42,7 +42,7 @@ from ..kit.game import _variant
 from ..notation import tidy_move
 from . import fen
 from .rules import (  # noqa: F401 - the kit's kernels
-    MAX_MOVES, MAX_UNMOVES, moves, outcome, outcome_moves, outcome_moves_quiet, tables, unmoves)
+    MAX_MOVES, MAX_UNMOVES, moves, outcome, outcome_moves, outcome_moves_quiet, tables, unmoves, unmoves_moved)
 
 TYPES = "KQRBNP"
 WORTH = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}

@@ -53,6 +53,10 @@ en-passant state and once more for each file on which its own en-passant state i
 possible (the other side, the child's mover, may just have made that double step: its
 pawn there as kind 13).
 A parent is listed only if it is a position (the child's mover not in check there).
+``unmoves_moved`` (what the solver's un-moves call) gives the same parents in the same
+order as the kit's moved pieces: the board turned once, then each parent's piece (its
+kind, the square it leaves, the square it goes back to) and, for a parent with its own
+en-passant state, the pawn that becomes kind 13.
 
 The bounds: at most 89 moves (the king and three queens), 89 un-moves (with three
 queens the other side has no pawn, so no parent has an en-passant state; with pawns on
@@ -467,13 +471,28 @@ def unmoves(masks, tier, consts, out):
     """The parents (see the module docstring): rows of ``out`` from their mover's view
     (its last row is scratch); their count."""
     g, ep = _merge(masks)
-    n = _unmoves(masks, max(ep, 0), consts[0], out)
+    n = _unmoves(masks, max(ep, 0), consts[0], out, True)
+    _unmerge(masks, g)
+    return n
+
+
+@njit(cache=True)
+def unmoves_moved(masks, tier, consts, out):
+    """The parents of :func:`unmoves` as the kit's moved pieces: the last row of ``out``
+    the board turned to the parents' view (the pawn of kind 13 among the pawns), row j
+    parent j: that board with the piece of kind ``out[j, 0]`` moved from square
+    ``out[j, 1]`` back to ``out[j, 2]``, and the piece on ``out[j, 3]`` (-1: none) of
+    kind ``out[j, 4]`` then of kind ``out[j, 5]`` (the parent's own en-passant state: a
+    pawn of kind 6 as kind 13). Their count."""
+    g, ep = _merge(masks)
+    n = _unmoves(masks, max(ep, 0), consts[0], out, False)
     _unmerge(masks, g)
     return n
 
 
 @njit(cache=True, inline="always")
-def _unmoves(masks, ep, c, out):
+def _unmoves(masks, ep, c, out, rows):
+    """The parents: rows (``rows``), else moved pieces (:func:`unmoves_moved`)."""
     n = 0
     empty = masks[0]
     occ = ~empty
@@ -536,23 +555,45 @@ def _unmoves(masks, ep, c, out):
                 if _attacked(mover_king, occ ^ moved, kings, queens | rooks, queens | bishops, knights, pawns,
                              True, c):
                     continue  # the child's mover in check before the move: no position
-                for j in range(13):
-                    out[n, j] = out[last, j]
                 flipped = (_ONE << (d ^ 56)) | (_ONE << (o ^ 56))
-                out[n, k + 6] ^= flipped
-                out[n, 0] ^= flipped
-                out[n, GHOST] = 0
+                if rows:
+                    for j in range(13):
+                        out[n, j] = out[last, j]
+                    out[n, k + 6] ^= flipped
+                    out[n, 0] ^= flipped
+                    out[n, GHOST] = 0
+                else:
+                    out[n, 0] = k + 6
+                    out[n, 1] = d ^ 56
+                    out[n, 2] = o ^ 56
+                    out[n, 3] = -1
                 n += 1
-                files = out[n - 1, 6] & (np.int64(0xFF) << 32)
+                # the other side's pawns (the child's mover's) on their fifth rank: a
+                # parent's own en-passant state (kind 6 there is the turned board's)
+                files = out[last, 6] & (np.int64(0xFF) << 32)
+                empty_p = out[last, 0] ^ flipped
+                king_p = lowest_bit_index(out[last, 7] ^ flipped if k == 1 else out[last, 7])
+                pawns_p = out[last, 12] ^ flipped if k == 6 else out[last, 12]
                 while files:
                     g = lowest_bit_index(files) & 7
                     files &= files - 1
                     p = n - 1
-                    if _en_passant_possible(out[p, 0], out[p, 1], out[p, 2] | out[p, 3], out[p, 2] | out[p, 4],
-                                            out[p, 5], out[p, 6], lowest_bit_index(out[p, 7]), out[p, 12], g, c):
-                        for j in range(13):  # that pawn as kind 13
-                            out[n, j] = out[p, j]
-                        out[n, 6] &= ~(_ONE << (32 + g))
-                        out[n, GHOST] = _ONE << (32 + g)
+                    if _en_passant_possible(empty_p, out[last, 1], out[last, 2] | out[last, 3],
+                                            out[last, 2] | out[last, 4], out[last, 5], out[last, 6], king_p, pawns_p,
+                                            g, c):
+                        if rows:
+                            for j in range(13):  # that pawn as kind 13
+                                out[n, j] = out[p, j]
+                            out[n, 6] &= ~(_ONE << (32 + g))
+                            out[n, GHOST] = _ONE << (32 + g)
+                        else:
+                            out[n, 0] = k + 6
+                            out[n, 1] = d ^ 56
+                            out[n, 2] = o ^ 56
+                            out[n, 3] = 32 + g
+                            out[n, 4] = 6
+                            out[n, 5] = GHOST
                         n += 1
+    if not rows:
+        out[last, GHOST] = 0
     return n

@@ -23,6 +23,11 @@ A kit game (a subclass of :class:`PieceGame`) writes, in its own module:
   and ``outcome_moves_quiet(masks, tier, consts, out) -> (code, n, counted)``, the
   same with the moves into the tier to positions of stabiliser order 1 counted, not
   written (the scan of a tier of parts with child tiers weighs them 1, unranked);
+  and ``unmoves_moved(masks, tier, consts, out) -> n``, the parents of ``unmoves`` as
+  the board turned to their view (``out``'s last row) and, for parent j, the kind,
+  the cell left and the cell gone back to of the one piece moved, then a cell whose
+  piece changes kind (-1: none), its kind and its new kind (``out[j, 0..5]``): the
+  un-moves of a tier of parts then rank the parents from what they share;
 * the class: its sides, ``piece_kinds`` (notation character -> kind; side 0's first,
   as many for each side), ``rows``/``cols``, ``symmetry`` (cell permutations, from
   :func:`~.cells.grid_symmetries`), ``max_moves``, ``consts`` (a tuple of arrays the
@@ -135,14 +140,15 @@ def _kit_digest(module) -> str:
 
 
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
-             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts",
+             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts", "_kit_parents_moved",
              "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
 _INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_preference", "_kit_child_tier",
            "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class",
            "_kit_moves_of_masks", "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart",
-           "_kit_outcome_moves_of_masks", "_kit_outcome_moves_quiet_apart", "_kit_outcome_moves_quiet_of_masks"}
+           "_kit_outcome_moves_of_masks", "_kit_outcome_moves_quiet_apart", "_kit_outcome_moves_quiet_of_masks",
+           "_kit_unmoves_moved_of_masks", "_kit_part_code", "_kit_part_of_code"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:
@@ -168,6 +174,7 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
     namespace["_KIT_EXTRAS"] = extras
     namespace["_KIT_KEYS"] = keys
     namespace["_KIT_QUIET"] = kernels == "masks" and "outcome_moves_quiet" in namespace
+    namespace["_KIT_MOVED"] = kernels == "masks" and "unmoves_moved" in namespace
     exec(compile(ast.Module(body=kept, type_ignores=[]), module.__file__, "exec"), namespace)
     digest = _kit_digest(module)
     for node in kept:
@@ -200,6 +207,8 @@ def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str 
         namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_of_masks"]
     else:
         namespace["_kit_outcome_moves_quiet"] = namespace["_kit_outcome_moves_quiet_apart"]
+    if namespace["_KIT_MOVED"]:
+        namespace["_kit_unmoves_moved"] = namespace["_kit_unmoves_moved_of_masks"]
     namespace["_kit_instantiated"] = True
 
 
@@ -1123,10 +1132,11 @@ class PieceGame(GridGame):
         turn = np.arange(self.cells_count) if self.turn is None else np.asarray(self.turn, dtype=np.int64)
         step = max(1, self.tier_size(tier) // int(tables.class_off[-1]))
 
+        undo = rules._kit_parents_moved if rules._KIT_MOVED else rules._kit_parents_parts
+
         def parents(entries, w, out, counts):
-            bad = rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
-                                           consts, tables, codes, code_part, bits, w, out, counts, back, width,
-                                           swap, turn, decided)
+            bad = undo(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds, consts, tables, codes,
+                       code_part, bits, w, out, counts, back, width, swap, turn, decided)
             if bad >= 0:
                 raise BuildError(f"{self.full_name}: a parent of entry {bad} moved a piece of the side to move "
                                  "(the un-moves of a tier of parts keep them in place)")

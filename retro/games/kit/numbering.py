@@ -303,24 +303,41 @@ def key_rank(masks, plan, tables, keys):
 
 
 @njit(cache=True, inline="always")
+def key_class_of_plan(masks, plan, tables, keys):
+    """``(class, symmetry, row)`` of the key of the cell sets ``masks`` in the tier of
+    the plan ``plan``: its class among the key's count (-1 when left out), the symmetry
+    taking it to the class's representative, and the class's row of the tables (its
+    stabiliser ``class_stab[row]``, its cells ``class_rep[row]``)."""
+    kc = plan[0]
+    at = tables.combo_off[kc] + key_rank(masks, plan, tables, keys)
+    c = np.int64(tables.combo_class[at])
+    return c, np.int64(tables.combo_sym[at]), tables.class_off[kc] + c
+
+
+@njit(cache=True, inline="always")
+def rest_rank(masks, plan, tables, g, row):
+    """The rank of the kinds after the key (the plan's) under symmetry ``g``, their key
+    of class row ``row`` (:func:`key_class_of_plan`) in place: an entry's offset in its
+    key's class when that class's stabiliser is the identity alone."""
+    key = tables.class_rep[row, 0] | tables.class_rep[row, 1]
+    return _rest_rank(masks, plan, g, 0, key, tables.sym, tables.binom, tables.domain)
+
+
+@njit(cache=True, inline="always")
 def entry_of_plan(masks, plan, tables, keys):
     """``(entry, stabiliser order)`` of the board of the cell sets ``masks`` (canonical)
     in the tier of the plan ``plan`` (:func:`plan_of`); ``(-1, 0)`` when its key's class
     is left out. ``keys``: the key's kinds (the tables' ``key[0]``; a kernel passes its
     constant, which the compiler folds: a key of one kind, kind 1, then takes no branch
     nor lookup)."""
-    kc = plan[0]
-    at = tables.combo_off[kc] + key_rank(masks, plan, tables, keys)
-    c = np.int64(tables.combo_class[at])
+    c, g, cl = key_class_of_plan(masks, plan, tables, keys)
     if c < 0:
         return np.int64(-1), np.int64(0)
-    g = np.int64(tables.combo_sym[at])
-    cl = tables.class_off[kc] + c
     stab = tables.class_stab[cl]
-    key = tables.class_rep[cl, 0] | tables.class_rep[cl, 1]
-    best = _rest_rank(masks, plan, g, 0, key, tables.sym, tables.binom, tables.domain)
+    best = rest_rank(masks, plan, tables, g, cl)
     order = np.int64(1)
     if stab != 1:
+        key = tables.class_rep[cl, 0] | tables.class_rep[cl, 1]
         best, order = _least_rest_rank(masks, plan, g, stab, key, best, tables.sym, tables.binom, tables.domain)
     return c * plan[1] + best, order
 

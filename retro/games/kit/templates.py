@@ -135,6 +135,10 @@ def _kit_unmoves_of_masks(masks, tier, consts, out, scratch):
     return unmoves(masks, tier, consts, out)
 
 
+def _kit_unmoves_moved_of_masks(masks, tier, consts, out, scratch):
+    return unmoves_moved(masks, tier, consts, out)
+
+
 def _kit_outcome_of_masks(masks, tier, consts, scratch):
     return outcome(masks, tier, consts)
 
@@ -582,11 +586,21 @@ def _kit_part_of(rows, m, codes, code_part, bits):
     ``codes`` (from its ``part_slot`` on; -1 an empty slot); -1 if none. (The rows and an
     index, not the row: a row taken as an array of its own costs two atomic reference
     counts.)"""
+    return _kit_part_of_code(_kit_part_code(rows, m, bits), codes, code_part)
+
+
+def _kit_part_code(rows, m, bits):
+    """The code of row ``m``'s part (see :func:`_kit_part_of`)."""
     code = np.int64(0)
     for j in range(_KIT_KINDS):
         code += kit_numbering.popcount(rows[m, j + 1]) << (bits * j)
     for x in range(_KIT_EXTRAS):
         code += rows[m, _KIT_KINDS + 1 + x] << (bits * (_KIT_KINDS + x))
+    return code
+
+
+def _kit_part_of_code(code, codes, code_part):
+    """The part of code ``code`` (see :func:`_kit_part_of`); -1 if none."""
     slot = kit_numbering.part_slot(code, len(codes))
     while codes[slot] != code:
         if codes[slot] == -1:
@@ -908,6 +922,129 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                 continue
             out[i * width + m] = offsets[q] + found_entry
             m += 1
+        counts_out[i] = m
+    return bad
+
+
+def _kit_parents_moved(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
+                       width, out, counts_out, max_moves, out_width, swap, turn, decided):
+    """:func:`_kit_parents_parts` from the game's ``unmoves_moved`` (each parent the
+    entry's board turned, with one piece moved and maybe one retyped): the same
+    parents, ranked from what they share."""
+    bad = np.full(1, -1, dtype=np.int64)
+    for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
+        found = _kit_parents_moved_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
+                                        offsets, part_rows, kinds, consts, tables, codes, code_part, bits, width,
+                                        out, counts_out, max_moves, out_width, swap, turn, decided)
+        if found >= 0:
+            bad[0] = found
+    return bad[0]
+
+
+def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
+                            width, out, counts_out, max_moves, out_width, swap, turn, decided):
+    """:func:`_kit_parents_moved` of ``entries[lo:hi]``. A parent whose moved piece is
+    not of the key keeps the turned board's key: its class, symmetry and part (or the
+    retyped one's) are worked out once an entry, and its rank is that of the turned
+    board's cells under the key's symmetry (``images``) with the moved piece's two
+    cells changed. A parent whose key moved, or of a symmetric key class, is ranked
+    as :func:`_kit_parents_parts_span` ranks them."""
+    cells = tables.sym.shape[1]
+    sym = tables.sym
+    bad = -1
+    masks = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    images = np.empty(kit_numbering.MAX_KINDS, dtype=np.int64)
+    found = np.empty((max_moves, kinds + 1 + out_width - cells), dtype=np.int64)
+    last = max_moves - 1
+    scratch = np.empty((max_moves + 1, out_width), dtype=np.uint8)
+    plans = kit_numbering.plans_of(part_rows, kinds, tables, _KIT_KEYS)
+    plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the entry's part's
+    plan_held = -1
+    base_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # the turned board's part's
+    base_held = -1
+    other_plan = np.empty(kit_numbering.PLAN, dtype=np.int64)  # a retyped parent's part's
+    other_held = -1
+    first_key = tables.order[0]
+    second_key = tables.order[1] if _KIT_KEYS == 2 else -1
+    for i in range(lo, hi):
+        e = entries[i]
+        p = _kit_part_at(offsets, e)
+        plan_held = _kit_take_plan(plans, p, plan, plan_held)
+        kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS)
+        if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+            counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
+            continue
+        want = _kit_parent_key(masks, kinds, tables, swap, turn)
+        want_block = -1  # its run of classes, worked out at the first parent whose key moved
+        n = _kit_unmoves_moved(masks, part_rows[p], consts, found, scratch)
+        for x in range(kinds + 1):
+            masks[x] = found[last, x]
+        base_code = _kit_part_code(found, last, bits)
+        q_base = _kit_part_of_code(base_code, codes, code_part)
+        shared = False  # the turned board's key class and images hold
+        c, g, row = np.int64(-1), np.int64(0), np.int64(0)
+        # (its key where the parents' un-moves keep it: else each parent is checked)
+        key_kept = masks[first_key] == want or _kit_block(masks[first_key], tables) == _kit_block(want, tables)
+        if q_base >= 0 and key_kept:
+            base_held = _kit_take_plan(plans, q_base, base_plan, base_held)
+            c, g, row = kit_numbering.key_class_of_plan(masks, base_plan, tables, _KIT_KEYS)
+            if c >= 0 and tables.class_stab[row] == 1:
+                shared = True
+                for x in range(1, kinds + 1):
+                    images[x] = kit_numbering.image(masks[x], g, sym) if g else masks[x]
+        q_other = np.int64(-2)  # the retyped parents' part, once worked out
+        m = 0
+        for j in range(n):
+            k, a, b, r = found[j, 0], found[j, 1], found[j, 2], found[j, 3]
+            moved = (np.int64(1) << a) | (np.int64(1) << b)
+            masks[k] ^= moved
+            masks[0] ^= moved
+            q = q_base
+            keyed = k == first_key or k == second_key
+            was = becomes = np.int64(0)
+            if r >= 0:
+                was, becomes = found[j, 4], found[j, 5]
+                keyed |= was == first_key or was == second_key or becomes == first_key or becomes == second_key
+                masks[was] ^= np.int64(1) << r
+                masks[becomes] ^= np.int64(1) << r
+                if q_other == -2:
+                    q_other = _kit_part_of_code(base_code + (np.int64(1) << (bits * (becomes - 1)))
+                                                - (np.int64(1) << (bits * (was - 1))), codes, code_part)
+                q = q_other
+            if q >= 0 and not (decided and _kit_outcome(masks, part_rows[q], consts, scratch) != _KIT_OPEN):
+                if r >= 0:
+                    other_held = _kit_take_plan(plans, q, other_plan, other_held)
+                    held = other_plan
+                else:
+                    held = base_plan
+                if shared and not keyed and held[0] == base_plan[0]:
+                    images[k] ^= (np.int64(1) << sym[g, a]) | (np.int64(1) << sym[g, b])
+                    if r >= 0:
+                        images[was] ^= np.int64(1) << sym[g, r]
+                        images[becomes] ^= np.int64(1) << sym[g, r]
+                    found_entry = c * held[1] + kit_numbering.rest_rank(images, held, tables, 0, row)
+                    images[k] ^= (np.int64(1) << sym[g, a]) | (np.int64(1) << sym[g, b])
+                    if r >= 0:
+                        images[was] ^= np.int64(1) << sym[g, r]
+                        images[becomes] ^= np.int64(1) << sym[g, r]
+                else:
+                    first = masks[first_key]
+                    if first != want:
+                        if want_block < 0:
+                            want_block = _kit_block(want, tables)
+                        if _kit_block(first, tables) != want_block:
+                            bad = e
+                    found_entry = kit_numbering.entry_of_plan(masks, held, tables, _KIT_KEYS)[0]
+                if found_entry < 0:  # left out, yet not decided by the rules
+                    bad = e
+                else:
+                    out[i * width + m] = offsets[q] + found_entry
+                    m += 1
+            masks[k] ^= moved
+            masks[0] ^= moved
+            if r >= 0:
+                masks[was] ^= np.int64(1) << r
+                masks[becomes] ^= np.int64(1) << r
         counts_out[i] = m
     return bad
 

@@ -2,8 +2,10 @@
 written by ``moves``) on random legal 5-piece positions (the kings and three of Q R B N P
 of either side, pawns on ranks 2..7, either side to move), one thread; and the same
 positions' ``outcome`` and ``unmoves`` per second; and a scan's start, ``outcome`` then
-``moves``, against the one call ``outcome_moves`` that replaces them. Compiling is left
-out (a first call before the clock).
+``moves``, against the one call ``outcome_moves`` that replaces them, and
+``outcome_moves_quiet`` (the scan's: the moves it need not rank counted, not written);
+and ``unmoves_moved`` (the solver's un-moves: the same parents as moved pieces).
+Compiling is left out (a first call before the clock).
 
     python benchmarks/chess_rules.py [--positions N] [--seconds S] [--seed K]
 """
@@ -65,6 +67,23 @@ def _all_outcome_moves(masks, tiers, consts, out):
     return total
 
 
+@njit
+def _all_outcome_moves_quiet(masks, tiers, consts, out):
+    total = 0
+    for i in range(masks.shape[0]):
+        code, n, counted = rules.outcome_moves_quiet(masks[i], tiers[i], consts, out)
+        total += n + counted
+    return total
+
+
+@njit
+def _all_unmoves_moved(masks, tiers, consts, out):
+    total = 0
+    for i in range(masks.shape[0]):
+        total += rules.unmoves_moved(masks[i], tiers[i], consts, out)
+    return total
+
+
 def positions(count: int, seed: int, consts) -> tuple[np.ndarray, np.ndarray]:
     """``count`` random legal 5-piece positions: their masks and tiers (counts, no
     en-passant state)."""
@@ -121,7 +140,9 @@ def main() -> None:
     outcome_rate, _, _ = rate(lambda: _all_outcomes(masks, tiers, consts), args.seconds)
     apart_rate, apart, _ = rate(lambda: _all_apart(masks, tiers, consts, out), args.seconds)
     fused_rate, fused, _ = rate(lambda: _all_outcome_moves(masks, tiers, consts, out), args.seconds)
-    assert apart == fused
+    quiet_rate, quiet, _ = rate(lambda: _all_outcome_moves_quiet(masks, tiers, consts, out), args.seconds)
+    moved_rate, moved, _ = rate(lambda: _all_unmoves_moved(masks, tiers, consts, out), args.seconds)
+    assert apart == fused == quiet and moved == parents
     print(json.dumps({
         "benchmark": "chess endgame rules (retro.games.chess.rules), one thread",
         "command": f"python benchmarks/chess_rules.py --positions {args.positions} --seconds {args.seconds} "
@@ -135,6 +156,8 @@ def main() -> None:
         "outcomes_per_second": round(outcome_rate * n),
         "outcome_then_moves_positions_per_second": round(apart_rate * n),
         "outcome_moves_positions_per_second": round(fused_rate * n),
+        "outcome_moves_quiet_positions_per_second": round(quiet_rate * n),
+        "unmoves_moved_per_second": round(moved_rate * moved),
         "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
                     "python": platform.python_version()},
     }, indent=2))

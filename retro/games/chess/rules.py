@@ -314,6 +314,8 @@ def _generate(m, ep, c, out, write):
     king = lowest_bit_index(m[7])
     orth, diag = m[2] | m[3], m[2] | m[4]
     ep_to = 40 + ep - 1 if ep else -1
+    # a move of a piece but the king keeps both kings where they stand
+    diagonal = pawnless and _one_long_diagonal(king, other_king)
     # Out of check, a move of a piece that shields no line to the king leaves it out of
     # check: only the king's moves, those of pinned pieces and captures en passant (two
     # squares left) are tested.
@@ -339,6 +341,10 @@ def _generate(m, ep, c, out, write):
             else:
                 targets = _targets(k, s, occ, open_to, c)
             free = k != 7 and not (pinned >> s & 1)
+            if write == 2 and free and k != 12 and not diagonal:
+                # its moves to empty squares: legal, the material kept, order 1, all counted at once
+                quiet += popcount(targets & ~theirs)
+                targets &= theirs
             while targets:
                 t = lowest_bit_index(targets)
                 targets &= targets - 1

@@ -148,7 +148,7 @@ _INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_
            "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class",
            "_kit_moves_of_masks", "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart",
            "_kit_outcome_moves_of_masks", "_kit_outcome_moves_quiet_apart", "_kit_outcome_moves_quiet_of_masks",
-           "_kit_unmoves_moved_of_masks", "_kit_part_code", "_kit_part_of_code"}
+           "_kit_unmoves_moved_of_masks", "_kit_part_code", "_kit_part_of_code", "_kit_toggle"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:

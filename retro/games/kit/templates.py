@@ -985,8 +985,9 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         c, g, row = np.int64(-1), np.int64(0), np.int64(0)
         # (its key where the parents' un-moves keep it: else each parent is checked)
         key_kept = masks[first_key] == want or _kit_block(masks[first_key], tables) == _kit_block(want, tables)
-        if q_base >= 0 and key_kept:
+        if q_base >= 0:
             base_held = _kit_take_plan(plans, q_base, base_plan, base_held)
+        if q_base >= 0 and key_kept:
             c, g, row = kit_numbering.key_class_of_plan(masks, base_plan, tables, _KIT_KEYS)
             if c >= 0 and tables.class_stab[row] == 1:
                 shared = True
@@ -996,17 +997,14 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         m = 0
         for j in range(n):
             k, a, b, r = found[j, 0], found[j, 1], found[j, 2], found[j, 3]
-            moved = (np.int64(1) << a) | (np.int64(1) << b)
-            masks[k] ^= moved
-            masks[0] ^= moved
-            q = q_base
-            keyed = k == first_key or k == second_key
             was = becomes = np.int64(0)
             if r >= 0:
                 was, becomes = found[j, 4], found[j, 5]
+            _kit_toggle(masks, sym, 0, k, a, b, r, was, becomes)  # the parent's cells
+            q = q_base
+            keyed = k == first_key or k == second_key
+            if r >= 0:
                 keyed |= was == first_key or was == second_key or becomes == first_key or becomes == second_key
-                masks[was] ^= np.int64(1) << r
-                masks[becomes] ^= np.int64(1) << r
                 if q_other == -2:
                     q_other = _kit_part_of_code(base_code + (np.int64(1) << (bits * (becomes - 1)))
                                                 - (np.int64(1) << (bits * (was - 1))), codes, code_part)
@@ -1018,15 +1016,9 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                 else:
                     held = base_plan
                 if shared and not keyed and held[0] == base_plan[0]:
-                    images[k] ^= (np.int64(1) << sym[g, a]) | (np.int64(1) << sym[g, b])
-                    if r >= 0:
-                        images[was] ^= np.int64(1) << sym[g, r]
-                        images[becomes] ^= np.int64(1) << sym[g, r]
+                    _kit_toggle(images, sym, g, k, a, b, r, was, becomes)
                     found_entry = c * held[1] + kit_numbering.rest_rank(images, held, tables, 0, row)
-                    images[k] ^= (np.int64(1) << sym[g, a]) | (np.int64(1) << sym[g, b])
-                    if r >= 0:
-                        images[was] ^= np.int64(1) << sym[g, r]
-                        images[becomes] ^= np.int64(1) << sym[g, r]
+                    _kit_toggle(images, sym, g, k, a, b, r, was, becomes)  # (its own inverse)
                 else:
                     first = masks[first_key]
                     if first != want:
@@ -1040,13 +1032,22 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                 else:
                     out[i * width + m] = offsets[q] + found_entry
                     m += 1
-            masks[k] ^= moved
-            masks[0] ^= moved
-            if r >= 0:
-                masks[was] ^= np.int64(1) << r
-                masks[becomes] ^= np.int64(1) << r
+            _kit_toggle(masks, sym, 0, k, a, b, r, was, becomes)  # back to the turned board
         counts_out[i] = m
     return bad
+
+
+def _kit_toggle(sets, sym, g, k, a, b, r, was, becomes):
+    """Move a piece of kind k between cells a and b (either way: the change is its own
+    inverse) in the cell sets ``sets`` under symmetry g (0: the identity), the empty
+    cells' set with it, and, with a cell r >= 0, its piece between kinds ``was`` and
+    ``becomes``."""
+    moved = (np.int64(1) << sym[g, a]) | (np.int64(1) << sym[g, b])
+    sets[k] ^= moved
+    sets[0] ^= moved
+    if r >= 0:
+        sets[was] ^= np.int64(1) << sym[g, r]
+        sets[becomes] ^= np.int64(1) << sym[g, r]
 
 
 def _kit_canonical(entries, counts, tables, out):

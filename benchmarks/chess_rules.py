@@ -27,18 +27,11 @@ from retro.games.kit import ILLEGAL, OPEN
 
 
 @njit
-def _all_moves(masks, tiers, consts, out):
+def _all_rows(kernel, masks, tiers, consts, out):
+    """The rows ``kernel`` (``moves``, ``unmoves``, ``unmoves_moved``) writes for every position."""
     total = 0
     for i in range(masks.shape[0]):
-        total += rules.moves(masks[i], tiers[i], consts, out)
-    return total
-
-
-@njit
-def _all_unmoves(masks, tiers, consts, out):
-    total = 0
-    for i in range(masks.shape[0]):
-        total += rules.unmoves(masks[i], tiers[i], consts, out)
+        total += kernel(masks[i], tiers[i], consts, out)
     return total
 
 
@@ -73,14 +66,6 @@ def _all_outcome_moves_quiet(masks, tiers, consts, out):
     for i in range(masks.shape[0]):
         code, n, counted = rules.outcome_moves_quiet(masks[i], tiers[i], consts, out)
         total += n + counted
-    return total
-
-
-@njit
-def _all_unmoves_moved(masks, tiers, consts, out):
-    total = 0
-    for i in range(masks.shape[0]):
-        total += rules.unmoves_moved(masks[i], tiers[i], consts, out)
     return total
 
 
@@ -135,13 +120,13 @@ def main() -> None:
     masks, tiers = positions(args.positions, args.seed, consts)
     out = np.empty((256, rules.WIDTH), dtype=np.int64)
     n = len(masks)
-    moves_rate, children, _ = rate(lambda: _all_moves(masks, tiers, consts, out), args.seconds)
-    unmoves_rate, parents, _ = rate(lambda: _all_unmoves(masks, tiers, consts, out), args.seconds)
+    moves_rate, children, _ = rate(lambda: _all_rows(rules.moves, masks, tiers, consts, out), args.seconds)
+    unmoves_rate, parents, _ = rate(lambda: _all_rows(rules.unmoves, masks, tiers, consts, out), args.seconds)
     outcome_rate, _, _ = rate(lambda: _all_outcomes(masks, tiers, consts), args.seconds)
     apart_rate, apart, _ = rate(lambda: _all_apart(masks, tiers, consts, out), args.seconds)
     fused_rate, fused, _ = rate(lambda: _all_outcome_moves(masks, tiers, consts, out), args.seconds)
     quiet_rate, quiet, _ = rate(lambda: _all_outcome_moves_quiet(masks, tiers, consts, out), args.seconds)
-    moved_rate, moved, _ = rate(lambda: _all_unmoves_moved(masks, tiers, consts, out), args.seconds)
+    moved_rate, moved, _ = rate(lambda: _all_rows(rules.unmoves_moved, masks, tiers, consts, out), args.seconds)
     assert apart == fused == quiet and moved == parents
     print(json.dumps({
         "benchmark": "chess endgame rules (retro.games.chess.rules), one thread",

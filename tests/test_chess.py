@@ -170,5 +170,5 @@ def test_the_scan_takes_the_rules_own_kernels():
     module = games.get("chess", "3").rules_module
     assert module._kit_outcome_moves.py_func.__name__ == "_kit_outcome_moves_of_masks"
     assert module._kit_outcome_moves_quiet.py_func.__name__ == "_kit_outcome_moves_quiet_of_masks"
-    assert module._KIT_MOVED  # the un-moves as moved pieces: _kit_parents_moved
+    assert module._KIT_MOVED  # the un-moves as moved pieces: _kit_parents_moved_span
     assert module._kit_unmoves_moved.py_func.__name__ == "_kit_unmoves_moved_of_masks"

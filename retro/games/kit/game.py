@@ -140,7 +140,7 @@ def _kit_digest(module) -> str:
 
 
 _PARALLEL = {"_kit_scan", "_kit_parents_steps", "_kit_parents_own", "_kit_parent_blocks",
-             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts", "_kit_parents_moved",
+             "_kit_expand", "_kit_positions", "_kit_scan_parts", "_kit_scan_linked", "_kit_parents_parts",
              "_kit_canonical_parts", "_kit_canonical", "_kit_parent_classes"}
 # Inlined into the kernels (numba's IR): a call that passes arrays costs atomic reference
 # counts, which were most of the time a child took.
@@ -148,7 +148,8 @@ _INLINE = {"_kit_finished", "_kit_scan_entry", "_kit_slot", "_kit_block", "_kit_
            "_kit_part_of", "_kit_take_plan", "_kit_part_at", "_kit_parent_key", "_kit_key_class",
            "_kit_moves_of_masks", "_kit_unmoves_of_masks", "_kit_outcome_of_masks", "_kit_outcome_moves_apart",
            "_kit_outcome_moves_of_masks", "_kit_outcome_moves_quiet_apart", "_kit_outcome_moves_quiet_of_masks",
-           "_kit_unmoves_moved_of_masks", "_kit_part_code", "_kit_part_of_code", "_kit_toggle"}
+           "_kit_unmoves_moved_of_masks", "_kit_part_code", "_kit_part_of_code", "_kit_toggle",
+           "_kit_parents_entry", "_kit_key_kept"}
 
 
 def instantiate(module, kinds: int | None = None, extras: int = 0, kernels: str = "board", keys: int = 1) -> None:
@@ -1132,11 +1133,10 @@ class PieceGame(GridGame):
         turn = np.arange(self.cells_count) if self.turn is None else np.asarray(self.turn, dtype=np.int64)
         step = max(1, self.tier_size(tier) // int(tables.class_off[-1]))
 
-        undo = rules._kit_parents_moved if rules._KIT_MOVED else rules._kit_parents_parts
-
         def parents(entries, w, out, counts):
-            bad = undo(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds, consts, tables, codes,
-                       code_part, bits, w, out, counts, back, width, swap, turn, decided)
+            bad = rules._kit_parents_parts(np.ascontiguousarray(entries, dtype=np.int64), offsets, rows, kinds,
+                                           consts, tables, codes, code_part, bits, w, out, counts, back, width,
+                                           swap, turn, decided)
             if bad >= 0:
                 raise BuildError(f"{self.full_name}: a parent of entry {bad} moved a piece of the side to move "
                                  "(the un-moves of a tier of parts keep them in place)")

@@ -21,7 +21,8 @@ writes them over masks (``kernels = "masks"``), or to the adapters below over it
 board kernels; and ``_kit_board_moves`` / ``_kit_board_outcome`` (what the Python
 ``Position`` calls) the other way round. ``_KIT_KINDS``, ``_KIT_EXTRAS`` and ``_KIT_KEYS``
 (the game's stored kinds, extras, and the kinds of its numbering's key) are set there too,
-and ``_KIT_QUIET`` (whether it writes ``outcome_moves_quiet``).
+``_KIT_QUIET`` (whether it writes ``outcome_moves_quiet``) and ``_KIT_MOVED`` (whether it
+writes ``unmoves_moved``).
 """
 
 # ruff: noqa: F821 - moves, outcome, unmoves and kit_numbering live in the game's module
@@ -857,6 +858,29 @@ def _kit_parent_classes_span(lo, hi, entries, offsets, part_rows, kinds, tables,
         out[i] = _kit_key_class(masks, kinds, tables, swap, turn) * step
 
 
+def _kit_parents_entry(e, offsets, part_rows, plans, plan, plan_held, tables, masks, consts, scratch, decided):
+    """The start of entry ``e``'s un-moves in a tier of parts: its cells into ``masks``
+    and ``(its part, the part whose plan ``plan`` holds)``; the part is -1 when the rules
+    decide the entry (``decided``: it tells no parent)."""
+    p = _kit_part_at(offsets, e)
+    plan_held = _kit_take_plan(plans, p, plan, plan_held)
+    kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS)
+    if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+        return np.int64(-1), plan_held
+    return p, plan_held
+
+
+def _kit_key_kept(first, want, want_block, tables):
+    """Whether a parent's first key kind on the cells ``first`` lies in the run of
+    classes :func:`_kit_parent_classes` gave its entry (``want``'s, whose block
+    ``want_block`` is -1 until worked out), and that block: ``(kept, want_block)``."""
+    if first == want:
+        return True, want_block
+    if want_block < 0:
+        want_block = _kit_block(want, tables)
+    return _kit_block(first, tables) == want_block, want_block
+
+
 def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
                        width, out, counts_out, max_moves, out_width, swap, turn, decided):
     """Un-moves from the game's ``unmoves`` kernel over a tier of several parts:
@@ -865,12 +889,20 @@ def _kit_parents_parts(entries, offsets, part_rows, kinds, consts, tables, codes
     expects it. ``decided``: the scan took the value of each child the rules decide
     (:func:`_kit_scan_parts`), so such an entry tells no parent and a parent the rules
     decide has no counter; else (:func:`_kit_scan_linked`) every entry tells its
-    parents, none of which the rules decide (a parent has the move undone)."""
+    parents, none of which the rules decide (a parent has the move undone). A game that
+    writes ``unmoves_moved`` (``_KIT_MOVED``, a constant: the others compile without that
+    branch) has its parents ranked by :func:`_kit_parents_moved_span`."""
     bad = np.full(1, -1, dtype=np.int64)
     for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        found = _kit_parents_parts_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
-                                        offsets, part_rows, kinds, consts, tables, codes, code_part, bits, width,
-                                        out, counts_out, max_moves, out_width, swap, turn, decided)
+        lo, hi = piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries))
+        if _KIT_MOVED:
+            found = _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes,
+                                            code_part, bits, width, out, counts_out, max_moves, out_width, swap,
+                                            turn, decided)
+        else:
+            found = _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes,
+                                            code_part, bits, width, out, counts_out, max_moves, out_width, swap,
+                                            turn, decided)
         if found >= 0:
             bad[0] = found
     return bad[0]
@@ -891,10 +923,9 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     parent_held = -1
     for i in range(lo, hi):
         e = entries[i]
-        p = _kit_part_at(offsets, e)
-        plan_held = _kit_take_plan(plans, p, plan, plan_held)
-        kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS)
-        if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+        p, plan_held = _kit_parents_entry(e, offsets, part_rows, plans, plan, plan_held, tables, masks, consts,
+                                          scratch, decided)
+        if p < 0:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
         want = _kit_parent_key(masks, kinds, tables, swap, turn)
@@ -909,12 +940,9 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                 masks[x] = found[j, x]
             if decided and _kit_outcome(masks, part_rows[q], consts, scratch) != _KIT_OPEN:
                 continue  # finished, or a value the rules know: no counter to tell
-            first = masks[tables.order[0]]
-            if first != want:
-                if want_block < 0:
-                    want_block = _kit_block(want, tables)
-                if _kit_block(first, tables) != want_block:
-                    bad = e
+            kept, want_block = _kit_key_kept(masks[tables.order[0]], want, want_block, tables)
+            if not kept:
+                bad = e
             parent_held = _kit_take_plan(plans, q, child_plan, parent_held)
             found_entry = kit_numbering.entry_of_plan(masks, child_plan, tables, _KIT_KEYS)[0]
             if found_entry < 0:  # left out, yet not decided by the rules
@@ -926,24 +954,11 @@ def _kit_parents_parts_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     return bad
 
 
-def _kit_parents_moved(entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
-                       width, out, counts_out, max_moves, out_width, swap, turn, decided):
-    """:func:`_kit_parents_parts` from the game's ``unmoves_moved`` (each parent the
-    entry's board turned, with one piece moved and maybe one retyped): the same
-    parents, ranked from what they share."""
-    bad = np.full(1, -1, dtype=np.int64)
-    for piece in prange((len(entries) + _KIT_PART - 1) // _KIT_PART):
-        found = _kit_parents_moved_span(piece * _KIT_PART, min((piece + 1) * _KIT_PART, len(entries)), entries,
-                                        offsets, part_rows, kinds, consts, tables, codes, code_part, bits, width,
-                                        out, counts_out, max_moves, out_width, swap, turn, decided)
-        if found >= 0:
-            bad[0] = found
-    return bad[0]
-
-
 def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, tables, codes, code_part, bits,
                             width, out, counts_out, max_moves, out_width, swap, turn, decided):
-    """:func:`_kit_parents_moved` of ``entries[lo:hi]``. A parent whose moved piece is
+    """:func:`_kit_parents_parts` of ``entries[lo:hi]`` from the game's ``unmoves_moved``
+    (each parent the entry's board turned, with one piece moved and maybe one
+    retyped): the same parents, ranked from what they share. A parent whose moved piece is
     not of the key keeps the turned board's key: its class, symmetry and part (or the
     retyped one's) are worked out once an entry, and its rank is that of the turned
     board's cells under the key's symmetry (``images``) with the moved piece's two
@@ -968,10 +983,9 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
     second_key = tables.order[1] if _KIT_KEYS == 2 else -1
     for i in range(lo, hi):
         e = entries[i]
-        p = _kit_part_at(offsets, e)
-        plan_held = _kit_take_plan(plans, p, plan, plan_held)
-        kit_numbering.masks_of_plan(e - offsets[p], plan, tables, masks, _KIT_KEYS)
-        if decided and _kit_outcome(masks, part_rows[p], consts, scratch) != _KIT_OPEN:
+        p, plan_held = _kit_parents_entry(e, offsets, part_rows, plans, plan, plan_held, tables, masks, consts,
+                                          scratch, decided)
+        if p < 0:
             counts_out[i] = 0  # decided by the rules: its parents' scan counted it so
             continue
         want = _kit_parent_key(masks, kinds, tables, swap, turn)
@@ -984,7 +998,7 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
         shared = False  # the turned board's key class and images hold
         c, g, row = np.int64(-1), np.int64(0), np.int64(0)
         # (its key where the parents' un-moves keep it: else each parent is checked)
-        key_kept = masks[first_key] == want or _kit_block(masks[first_key], tables) == _kit_block(want, tables)
+        key_kept, want_block = _kit_key_kept(masks[first_key], want, want_block, tables)
         if q_base >= 0:
             base_held = _kit_take_plan(plans, q_base, base_plan, base_held)
         if q_base >= 0 and key_kept:
@@ -1020,12 +1034,9 @@ def _kit_parents_moved_span(lo, hi, entries, offsets, part_rows, kinds, consts, 
                     found_entry = c * held[1] + kit_numbering.rest_rank(images, held, tables, 0, row)
                     _kit_toggle(images, sym, g, k, a, b, r, was, becomes)  # (its own inverse)
                 else:
-                    first = masks[first_key]
-                    if first != want:
-                        if want_block < 0:
-                            want_block = _kit_block(want, tables)
-                        if _kit_block(first, tables) != want_block:
-                            bad = e
+                    kept, want_block = _kit_key_kept(masks[first_key], want, want_block, tables)
+                    if not kept:
+                        bad = e
                     found_entry = kit_numbering.entry_of_plan(masks, held, tables, _KIT_KEYS)[0]
                 if found_entry < 0:  # left out, yet not decided by the rules
                     bad = e
